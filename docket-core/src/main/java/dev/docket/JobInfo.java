@@ -1,0 +1,43 @@
+package dev.docket;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A snapshot of one job, wherever it lives (live table, history or dead-letter table).
+ * {@link #toString()} leaves the payload out: Docket never lets a payload reach a log by accident.
+ *
+ * @param id             the job id
+ * @param queue          the queue it runs on
+ * @param kind           its kind, which selects the handler
+ * @param state          where it is in its life
+ * @param priority       smaller runs first within a queue
+ * @param attempt        attempts claimed so far (0 before the first run)
+ * @param maxAttempts    attempts allowed before it goes to the dead-letter table
+ * @param runAt          when it is (or was last) due
+ * @param createdAt      when it was enqueued
+ * @param attemptedAt    when the last attempt was claimed, or {@code null}
+ * @param finishedAt     when it completed, was cancelled or died, or {@code null} while live
+ * @param tenant         its fairness key, or {@code null}
+ * @param uniqueKey      its unique key, or {@code null}
+ * @param lockedBy       the worker holding it while running, else {@code null}
+ * @param deadReason     why it went to the dead-letter table, else {@code null}
+ * @param payloadVersion the payload version it was enqueued with
+ * @param payload        the payload as JSON text
+ * @param errors         one entry per failed or lost attempt, oldest first
+ */
+public record JobInfo(long id, String queue, String kind, JobState state, int priority, int attempt,
+                      int maxAttempts, Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt,
+                      String tenant, String uniqueKey, String lockedBy, String deadReason, int payloadVersion,
+                      String payload, List<JobError> errors) {
+
+    public JobInfo {
+        errors = List.copyOf(errors);
+    }
+
+    @Override
+    public String toString() {
+        return "JobInfo[id=" + id + ", queue=" + queue + ", kind=" + kind + ", state=" + state
+                + ", attempt=" + attempt + "/" + maxAttempts + ", runAt=" + runAt + ", errors=" + errors.size() + "]";
+    }
+}

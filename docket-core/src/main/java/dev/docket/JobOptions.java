@@ -1,0 +1,210 @@
+package dev.docket;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * How one job is enqueued. Immutable; build with {@link #builder()}, or use {@link #defaults()}.
+ *
+ * <p>Defaults: queue {@code "default"}, priority {@code 0}, due now, max attempts from the kind's
+ * {@link RetryPolicy} (20 unless configured), no unique key, no tenant.
+ */
+public final class JobOptions {
+
+    /** Queue names: 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -}. */
+    public static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
+    /** Longest unique key and tenant, in characters. */
+    public static final int MAX_KEY_LENGTH = 512;
+
+    private static final JobOptions DEFAULTS = builder().build();
+
+    private final String queue;
+    private final int priority;
+    private final Instant runAt;
+    private final Duration delay;
+    private final Integer maxAttempts;
+    private final String uniqueKey;
+    private final String tenant;
+
+    private JobOptions(Builder b) {
+        this.queue = b.queue;
+        this.priority = b.priority;
+        this.runAt = b.runAt;
+        this.delay = b.delay;
+        this.maxAttempts = b.maxAttempts;
+        this.uniqueKey = b.uniqueKey;
+        this.tenant = b.tenant;
+    }
+
+    /** Queue {@code "default"}, priority 0, due now, the kind's max attempts, no unique key, no tenant. */
+    public static JobOptions defaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A copy of these options to change. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.queue = queue;
+        b.priority = priority;
+        b.runAt = runAt;
+        b.delay = delay;
+        b.maxAttempts = maxAttempts;
+        b.uniqueKey = uniqueKey;
+        b.tenant = tenant;
+        return b;
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    public int priority() {
+        return priority;
+    }
+
+    /** The absolute due time, or {@code null} (then {@link #delay()} or now). */
+    public Instant runAt() {
+        return runAt;
+    }
+
+    /** The delay after the database's {@code now()} at enqueue, or {@code null}. */
+    public Duration delay() {
+        return delay;
+    }
+
+    /** Max attempts, or {@code null} to use the kind's retry policy. */
+    public Integer maxAttempts() {
+        return maxAttempts;
+    }
+
+    public String uniqueKey() {
+        return uniqueKey;
+    }
+
+    public String tenant() {
+        return tenant;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof JobOptions other && queue.equals(other.queue) && priority == other.priority
+                && Objects.equals(runAt, other.runAt) && Objects.equals(delay, other.delay)
+                && Objects.equals(maxAttempts, other.maxAttempts) && Objects.equals(uniqueKey, other.uniqueKey)
+                && Objects.equals(tenant, other.tenant);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(queue, priority, runAt, delay, maxAttempts, uniqueKey, tenant);
+    }
+
+    @Override
+    public String toString() {
+        return "JobOptions[queue=" + queue + ", priority=" + priority + ", runAt=" + runAt + ", delay=" + delay
+                + ", maxAttempts=" + maxAttempts + ", uniqueKey=" + uniqueKey + ", tenant=" + tenant + "]";
+    }
+
+    /** Builds {@link JobOptions}; each setter checks its value and says what was wrong. */
+    public static final class Builder {
+        private String queue = "default";
+        private int priority;
+        private Instant runAt;
+        private Duration delay;
+        private Integer maxAttempts;
+        private String uniqueKey;
+        private String tenant;
+
+        private Builder() {
+        }
+
+        /** The queue, default {@code "default"}: 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -}. */
+        public Builder queue(String queue) {
+            if (queue == null || !QUEUE_NAME.matcher(queue).matches()) {
+                throw new IllegalArgumentException("queue must be 1 to 128 characters of A-Z a-z 0-9 _ . : -, was "
+                        + describe(queue));
+            }
+            this.queue = queue;
+            return this;
+        }
+
+        /** Smaller runs first within a queue; default 0; from -32768 to 32767. */
+        public Builder priority(int priority) {
+            if (priority < Short.MIN_VALUE || priority > Short.MAX_VALUE) {
+                throw new IllegalArgumentException("priority must be between -32768 and 32767, was " + priority);
+            }
+            this.priority = priority;
+            return this;
+        }
+
+        /** Run no earlier than this instant (a past instant means now). Clears {@link #delay}. */
+        public Builder runAt(Instant runAt) {
+            this.runAt = Objects.requireNonNull(runAt, "runAt");
+            this.delay = null;
+            return this;
+        }
+
+        /** Run this long after the database's {@code now()} at enqueue; not negative. Clears {@link #runAt}. */
+        public Builder delay(Duration delay) {
+            Objects.requireNonNull(delay, "delay");
+            if (delay.isNegative()) {
+                throw new IllegalArgumentException("delay must not be negative, was " + delay);
+            }
+            if (delay.compareTo(Duration.ofDays(365 * 100)) > 0) {
+                throw new IllegalArgumentException("delay must be at most 100 years, was " + delay);
+            }
+            this.delay = delay;
+            this.runAt = null;
+            return this;
+        }
+
+        /** Attempts before the dead-letter table, at least 1; default: the kind's retry policy. */
+        public Builder maxAttempts(int maxAttempts) {
+            if (maxAttempts < 1) {
+                throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
+            }
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        /**
+         * At most one live job (scheduled, ready or running) has this key: enqueueing another returns
+         * the existing job's id. Up to 512 characters; {@code null} (the default) for none.
+         */
+        public Builder uniqueKey(String uniqueKey) {
+            this.uniqueKey = checkKey("uniqueKey", uniqueKey);
+            return this;
+        }
+
+        /** The fairness key this job is accounted to; up to 512 characters; {@code null} (the default) for none. */
+        public Builder tenant(String tenant) {
+            this.tenant = checkKey("tenant", tenant);
+            return this;
+        }
+
+        public JobOptions build() {
+            return new JobOptions(this);
+        }
+
+        private static String checkKey(String name, String value) {
+            if (value != null && (value.isEmpty() || value.length() > MAX_KEY_LENGTH || value.indexOf('\0') >= 0)) {
+                throw new IllegalArgumentException(name + " must be 1 to " + MAX_KEY_LENGTH
+                        + " characters without NUL, was " + describe(value));
+            }
+            return value;
+        }
+    }
+
+    static String describe(String value) {
+        if (value == null) {
+            return "null";
+        }
+        String shown = value.length() > 40 ? value.substring(0, 40) + "... (" + value.length() + " characters)" : value;
+        return "'" + shown.replaceAll("\\p{Cntrl}", "?") + "'";
+    }
+}

@@ -1,0 +1,34 @@
+package dev.docket;
+
+/** Where a job is in its life. The first three are live (in the jobs table); the rest are final. */
+public enum JobState {
+    /** Waiting for its {@code runAt} (enqueued for the future, or waiting out a retry backoff). */
+    SCHEDULED,
+    /** Due and waiting for a worker. */
+    READY,
+    /** Claimed by a worker that holds its lease. */
+    RUNNING,
+    /** Its handler returned; the job is in the history table. */
+    COMPLETED,
+    /** Cancelled before it completed; the job is in the history table. */
+    CANCELLED,
+    /** Failed permanently or ran out of attempts; the job is in the dead-letter table. */
+    DEAD;
+
+    /** Whether the job can still run (it is in the live jobs table). */
+    public boolean isLive() {
+        return this == SCHEDULED || this == READY || this == RUNNING;
+    }
+
+    static JobState fromColumn(String value) {
+        return switch (value) {
+            case "scheduled" -> SCHEDULED;
+            case "ready" -> READY;
+            case "running" -> RUNNING;
+            case "completed" -> COMPLETED;
+            case "cancelled" -> CANCELLED;
+            case "dead" -> DEAD;
+            default -> throw new IllegalStateException("unknown job state in the database: " + value);
+        };
+    }
+}

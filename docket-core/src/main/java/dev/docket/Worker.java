@@ -1,0 +1,336 @@
+package dev.docket;
+
+import dev.docket.internal.completer.Completer;
+import dev.docket.internal.db.Outcome;
+import dev.docket.internal.executor.HandlerBinding;
+import dev.docket.internal.executor.InFlight;
+import dev.docket.internal.executor.JobExecutor;
+import dev.docket.internal.executor.RunningJob;
+import dev.docket.internal.heartbeat.Heartbeater;
+import dev.docket.internal.maintenance.Maintainer;
+import dev.docket.internal.notify.Notifier;
+import dev.docket.internal.producer.Producer;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs jobs in this JVM: one producer per queue claims up to the queue's concurrency, handlers run
+ * on virtual threads, outcomes are written in batches, and a heartbeat keeps the leases of running
+ * jobs. Start one with {@link Docket#worker()}.
+ *
+ * <p>{@link #close()} shuts down gracefully: it stops claiming, lets running handlers finish within
+ * the grace period, interrupts the rest and gives their jobs back to the queue at once (not after
+ * their lease), writes every outcome, and stops the heartbeat last.
+ *
+ * <p>Connections: each claim, heartbeat and batch of outcomes borrows a pool connection briefly; the
+ * listener holds one for the worker's life. A pool of {@code queues + 3} connections serves a worker
+ * (handlers that use the database need their own on top).
+ */
+public final class Worker implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Worker.class);
+
+    private final Docket docket;
+    private final String workerId;
+    private final Duration shutdownGrace;
+    private final InFlight inFlight = new InFlight();
+    private final Completer completer;
+    private final Heartbeater heartbeater;
+    private final List<Producer> producers = new ArrayList<>();
+    private final Notifier notifier;
+    private final Maintainer maintainer;
+    private boolean closed;
+
+    private Worker(Builder b) {
+        this.docket = b.docket;
+        this.workerId = b.workerId;
+        this.shutdownGrace = b.shutdownGrace;
+        this.completer = new Completer(docket.store(), workerId, !docket.historyRetention().isZero(), 1000);
+        Map<String, HandlerBinding<?>> handlers = new HashMap<>(b.handlers);
+        JobExecutor executor = new JobExecutor(handlers, docket::retryPolicy, docket.codec(), completer, inFlight, workerId);
+        Map<String, Runnable> wakers = new HashMap<>();
+        b.queues.forEach((queue, concurrency) -> {
+            Producer p = new Producer(queue, concurrency, Math.min(concurrency, b.maxClaimBatch), b.pollInterval,
+                    b.lease, workerId, docket.store(), executor);
+            producers.add(p);
+            wakers.put(queue, p::jobsAvailable);
+        });
+        this.heartbeater = new Heartbeater(docket.store(), inFlight, workerId, b.lease, b.heartbeatInterval);
+        this.notifier = b.listen ? new Notifier(docket.store().dataSource(), docket.schemaName().channel(), wakers,
+                Duration.ofSeconds(10)) : null;
+        this.maintainer = b.maintenance ? new Maintainer(docket.store(), b.maintenanceInterval,
+                docket.historyRetention(), docket.deadJobRetention()) : null;
+    }
+
+    private Worker start() {
+        docket.requireSchema();
+        completer.start();
+        heartbeater.start();
+        if (maintainer != null) {
+            maintainer.start();
+        }
+        if (notifier != null) {
+            notifier.start();
+        }
+        producers.forEach(Producer::start);
+        docket.register(this);
+        log.info("docket: worker {} started on queues {}", workerId,
+                producers.stream().map(Producer::queue).toList());
+        return this;
+    }
+
+    /** This worker's id, as recorded in {@code locked_by} and in error entries. */
+    public String workerId() {
+        return workerId;
+    }
+
+    /** Jobs claimed by this worker whose outcome is not written yet. */
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    /** Whether the listener connection is up (always false with notifications off). */
+    public boolean isListening() {
+        return notifier != null && notifier.isListening();
+    }
+
+    /** The backend pid of the listener connection, or -1. Useful to test reconnects. */
+    public int listenerBackendPid() {
+        return notifier == null ? -1 : notifier.backendPid();
+    }
+
+    /** Graceful shutdown, as described on the class. Safe to call twice. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        long deadline = System.nanoTime() + shutdownGrace.toNanos();
+        producers.forEach(Producer::stop);
+        if (notifier != null) {
+            notifier.stop();
+        }
+        if (maintainer != null) {
+            maintainer.stop();
+        }
+        try {
+            boolean idle = awaitHandlers(deadline);
+            if (!idle) {
+                releaseUnfinished();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            releaseUnfinished();
+        }
+        completer.stop(Duration.ofSeconds(10));
+        heartbeater.stop();
+        docket.unregister(this);
+        log.info("docket: worker {} stopped", workerId);
+    }
+
+    private boolean awaitHandlers(long deadline) throws InterruptedException {
+        for (Producer p : producers) {
+            if (!p.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Interrupts the handlers still running and gives their jobs back to the queue. A handler that
+     * ignores the interrupt for a second more is abandoned: its job is released anyway and whatever
+     * it reports later is fenced out.
+     */
+    private void releaseUnfinished() {
+        List<RunningJob> running = inFlight.all().stream().filter(RunningJob::isHandlerRunning).toList();
+        running.forEach(RunningJob::release);
+        long deadline = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+        try {
+            awaitHandlers(deadline);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (RunningJob job : running) {
+            if (job.isHandlerRunning()) {
+                log.warn("docket: job {} ({}) ignored the interrupt; releasing it anyway", job.fence().id(), job.job().kind());
+                job.markLost();
+                completer.submit(new Outcome.Released(job.fence()), written -> inFlight.remove(job));
+            }
+        }
+    }
+
+    /** Configures a {@link Worker}; every option has a documented default. */
+    public static final class Builder {
+        private static final Pattern WORKER_ID = Pattern.compile("[A-Za-z0-9_.:@/-]{1,128}");
+
+        private final Docket docket;
+        private final Map<String, Integer> queues = new LinkedHashMap<>();
+        private final Map<String, HandlerBinding<?>> handlers = new HashMap<>();
+        private Duration pollInterval = Duration.ofSeconds(1);
+        private Duration lease = Duration.ofSeconds(30);
+        private Duration heartbeatInterval;
+        private Duration shutdownGrace = Duration.ofSeconds(10);
+        private Duration maintenanceInterval = Duration.ofSeconds(1);
+        private boolean listen = true;
+        private boolean maintenance = true;
+        private int maxClaimBatch = 100;
+        private String workerId = defaultWorkerId();
+
+        Builder(Docket docket) {
+            this.docket = docket;
+        }
+
+        /**
+         * Serves {@code name} with up to {@code concurrency} jobs at once (1 to 10,000). Each queue
+         * has its own producer and slots, so a slow queue never starves another.
+         */
+        public Builder queue(String name, int concurrency) {
+            JobOptions.builder().queue(name);
+            if (concurrency < 1 || concurrency > 10_000) {
+                throw new IllegalArgumentException("concurrency of queue " + name + " must be between 1 and 10000, was "
+                        + concurrency);
+            }
+            queues.put(name, concurrency);
+            return this;
+        }
+
+        /**
+         * Runs jobs of {@code kind} with {@code handler}, reading payloads as {@code payloadType}
+         * (a record or class Jackson can map, or {@code JsonNode}). Its retry policy is the kind's
+         * on the {@link Docket}.
+         */
+        public <T> Builder handler(String kind, Class<T> payloadType, JobHandler<T> handler) {
+            Docket.checkKind(kind);
+            Objects.requireNonNull(payloadType, "payloadType");
+            Objects.requireNonNull(handler, "handler");
+            if (handlers.containsKey(kind)) {
+                throw new IllegalArgumentException("a handler for kind '" + kind + "' is already registered");
+            }
+            handlers.put(kind, new HandlerBinding<>(payloadType, handler, docket.retryPolicy(kind)));
+            return this;
+        }
+
+        /** How often an idle producer looks for jobs without being notified, default 1 s (jittered ±20%). */
+        public Builder pollInterval(Duration interval) {
+            this.pollInterval = Docket.Builder.positive("pollInterval", interval);
+            return this;
+        }
+
+        /** Whether to LISTEN for enqueue notifications (fast pickup), default true; polling works either way. */
+        public Builder listen(boolean listen) {
+            this.listen = listen;
+            return this;
+        }
+
+        /**
+         * How long a claim holds a job without a heartbeat, default 30 s (at least 1 s). A worker that
+         * dies loses its jobs to the rescuer this long after its last heartbeat.
+         */
+        public Builder lease(Duration lease) {
+            Docket.Builder.positive("lease", lease);
+            if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("lease must be at least 1s, was " + lease);
+            }
+            this.lease = lease;
+            return this;
+        }
+
+        /** How often leases are extended, default a third of the lease; must be shorter than the lease. */
+        public Builder heartbeatInterval(Duration interval) {
+            this.heartbeatInterval = Docket.Builder.positive("heartbeatInterval", interval);
+            return this;
+        }
+
+        /** How long {@link Worker#close()} lets running handlers finish before interrupting them, default 10 s. */
+        public Builder shutdownGrace(Duration grace) {
+            this.shutdownGrace = Docket.Builder.nonNegative("shutdownGrace", grace);
+            return this;
+        }
+
+        /**
+         * Whether this worker also runs maintenance (due scheduled jobs to ready, rescue of expired
+         * leases, history partitions, retention), default true. Safe on many nodes at once.
+         */
+        public Builder maintenance(boolean maintenance) {
+            this.maintenance = maintenance;
+            return this;
+        }
+
+        /** How often maintenance runs, default 1 s: the most a due scheduled job or retry waits. */
+        public Builder maintenanceInterval(Duration interval) {
+            this.maintenanceInterval = Docket.Builder.positive("maintenanceInterval", interval);
+            return this;
+        }
+
+        /** The most jobs one claim statement takes, default 100 (and never more than the queue's free slots). */
+        public Builder maxClaimBatch(int max) {
+            if (max < 1 || max > 10_000) {
+                throw new IllegalArgumentException("maxClaimBatch must be between 1 and 10000, was " + max);
+            }
+            this.maxClaimBatch = max;
+            return this;
+        }
+
+        /** This worker's id in {@code locked_by}; default host/pid/random. Must be unique among live workers. */
+        public Builder workerId(String workerId) {
+            if (workerId == null || !WORKER_ID.matcher(workerId).matches()) {
+                throw new IllegalArgumentException("workerId must be 1 to 128 characters of A-Z a-z 0-9 _ . : @ / -, was "
+                        + JobOptions.describe(workerId));
+            }
+            this.workerId = workerId;
+            return this;
+        }
+
+        /**
+         * Starts the worker.
+         *
+         * @throws IllegalStateException if no queue or no handler is configured
+         * @throws DocketException       if the schema is missing or at another version (the message says what to run)
+         */
+        public Worker start() {
+            if (queues.isEmpty()) {
+                throw new IllegalStateException("a worker needs at least one queue: call .queue(name, concurrency)");
+            }
+            if (handlers.isEmpty()) {
+                throw new IllegalStateException("a worker needs at least one handler: call .handler(kind, type, handler)");
+            }
+            if (heartbeatInterval == null) {
+                heartbeatInterval = lease.dividedBy(3);
+            } else if (heartbeatInterval.compareTo(lease) >= 0) {
+                throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval
+                        + ") must be shorter than the lease (" + lease + ")");
+            }
+            return new Worker(this).start();
+        }
+
+        private static String defaultWorkerId() {
+            String host;
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (Exception e) {
+                host = "host";
+            }
+            host = host.replaceAll("[^A-Za-z0-9_.-]", "_");
+            if (host.length() > 64) {
+                host = host.substring(0, 64);
+            }
+            long pid = ManagementFactory.getRuntimeMXBean().getPid();
+            return host + "/" + pid + "/" + UUID.randomUUID().toString().substring(0, 8);
+        }
+    }
+}

@@ -1,0 +1,14 @@
+package dev.docket.internal.db;
+
+/**
+ * One validated job to insert. {@code runAtMicros} (epoch microseconds) or {@code delayMillis}
+ * (after the database's now()) may be null; {@code payloadJson} is never logged.
+ */
+public record InsertRow(String queue, String kind, String payloadJson, int payloadVersion, int priority,
+                        Long runAtMicros, Long delayMillis, int maxAttempts, String tenant, String uniqueKey) {
+
+    @Override
+    public String toString() {
+        return "InsertRow[kind=" + kind + ", queue=" + queue + "]";
+    }
+}

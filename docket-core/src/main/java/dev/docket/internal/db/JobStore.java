@@ -1,0 +1,469 @@
+package dev.docket.internal.db;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.docket.JobError;
+import dev.docket.JobInfo;
+import dev.docket.JobState;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * Runs Docket's statements ({@link Sql}) and maps their rows. Methods that take a {@link Connection}
+ * run in the caller's transaction and never commit or close it; the others borrow a connection from
+ * the data source for one short transaction.
+ */
+public final class JobStore {
+
+    private final DataSource dataSource;
+    private final Sql sql;
+    private final ObjectMapper json;
+
+    public JobStore(DataSource dataSource, SchemaName schema, ObjectMapper json) {
+        this.dataSource = dataSource;
+        this.sql = Sql.forSchema(schema);
+        this.json = json;
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /**
+     * Inserts jobs in one statement, skipping those whose unique key a live job holds, and returns for
+     * each input row, in order, its id and whether it was inserted. A bulk insert reserves its ids
+     * first, so that rows are matched to ids by value rather than by the order of RETURNING.
+     */
+    public List<Inserted> jobInsertMany(Connection c, List<InsertRow> rows) throws SQLException {
+        Inserted[] result = new Inserted[rows.size()];
+        List<Integer> pending = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            pending.add(i);
+        }
+        // A unique key whose holder finishes between the insert and the look-up is free again, so
+        // such rows go round once more; every round settles all rows without a key.
+        for (int round = 0; !pending.isEmpty(); round++) {
+            if (round > 100) {
+                throw new SQLException("unique keys kept changing hands during enqueue; gave up after 100 rounds");
+            }
+            List<InsertRow> batch = pending.stream().map(rows::get).toList();
+            Long[] ids = batch.size() == 1 ? new Long[] {null} : reserveIds(c, batch.size());
+            Map<Long, Boolean> inserted = insertWithIds(c, batch, ids);
+            if (batch.size() == 1 && !inserted.isEmpty()) {
+                ids[0] = inserted.keySet().iterator().next();
+            }
+            Map<String, Long> existing = findByUniqueKeys(c, batch, ids, inserted);
+            List<Integer> retry = new ArrayList<>();
+            for (int i = 0; i < batch.size(); i++) {
+                InsertRow row = batch.get(i);
+                if (ids[i] != null && inserted.containsKey(ids[i])) {
+                    result[pending.get(i)] = new Inserted(ids[i], true, inserted.get(ids[i]));
+                } else if (existing.containsKey(row.uniqueKey())) {
+                    result[pending.get(i)] = new Inserted(existing.get(row.uniqueKey()), false, false);
+                } else {
+                    retry.add(pending.get(i));
+                }
+            }
+            pending = retry;
+        }
+        return List.of(result);
+    }
+
+    private Long[] reserveIds(Connection c, int count) throws SQLException {
+        Long[] ids = new Long[count];
+        try (PreparedStatement ps = c.prepareStatement(sql.jobReserveIds)) {
+            ps.setInt(1, count);
+            try (ResultSet rs = ps.executeQuery()) {
+                for (int i = 0; rs.next(); i++) {
+                    ids[i] = rs.getLong(1);
+                }
+            }
+        }
+        return ids;
+    }
+
+    /** Returns the inserted ids, each with whether the job is ready now. */
+    private Map<Long, Boolean> insertWithIds(Connection c, List<InsertRow> rows, Long[] ids) throws SQLException {
+        int n = rows.size();
+        String[] queues = new String[n];
+        String[] kinds = new String[n];
+        String[] payloads = new String[n];
+        Integer[] versions = new Integer[n];
+        Short[] priorities = new Short[n];
+        Long[] runAts = new Long[n];
+        Long[] delays = new Long[n];
+        Integer[] maxAttempts = new Integer[n];
+        String[] tenants = new String[n];
+        String[] uniqueKeys = new String[n];
+        for (int i = 0; i < n; i++) {
+            InsertRow r = rows.get(i);
+            queues[i] = r.queue();
+            kinds[i] = r.kind();
+            payloads[i] = r.payloadJson();
+            versions[i] = r.payloadVersion();
+            priorities[i] = (short) r.priority();
+            runAts[i] = r.runAtMicros();
+            delays[i] = r.delayMillis();
+            maxAttempts[i] = r.maxAttempts();
+            tenants[i] = r.tenant();
+            uniqueKeys[i] = r.uniqueKey();
+        }
+        Map<Long, Boolean> inserted = new HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(sql.jobInsertMany)) {
+            ps.setArray(1, c.createArrayOf("bigint", ids));
+            ps.setArray(2, c.createArrayOf("text", queues));
+            ps.setArray(3, c.createArrayOf("text", kinds));
+            ps.setArray(4, c.createArrayOf("text", payloads));
+            ps.setArray(5, c.createArrayOf("int4", versions));
+            ps.setArray(6, c.createArrayOf("int2", priorities));
+            ps.setArray(7, c.createArrayOf("bigint", runAts));
+            ps.setArray(8, c.createArrayOf("bigint", delays));
+            ps.setArray(9, c.createArrayOf("int4", maxAttempts));
+            ps.setArray(10, c.createArrayOf("text", tenants));
+            ps.setArray(11, c.createArrayOf("text", uniqueKeys));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    inserted.put(rs.getLong(1), rs.getBoolean(2));
+                }
+            }
+        }
+        return inserted;
+    }
+
+    private Map<String, Long> findByUniqueKeys(Connection c, List<InsertRow> rows, Long[] ids,
+                                               Map<Long, Boolean> inserted) throws SQLException {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            if ((ids[i] == null || !inserted.containsKey(ids[i])) && rows.get(i).uniqueKey() != null) {
+                keys.add(rows.get(i).uniqueKey());
+            }
+        }
+        Map<String, Long> found = new HashMap<>();
+        if (keys.isEmpty()) {
+            return found;
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.jobFindByUniqueKeys)) {
+            ps.setArray(1, c.createArrayOf("text", keys.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    found.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        }
+        return found;
+    }
+
+    /** Queues a wake-up for each queue's idle workers, delivered when {@code c}'s transaction commits. */
+    public void queueNotify(Connection c, Collection<String> queues) throws SQLException {
+        if (queues.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.queueNotify)) {
+            ps.setArray(1, c.createArrayOf("text", queues.toArray()));
+            ps.execute();
+        }
+    }
+
+    /** Claims up to {@code limit} ready jobs of a queue for {@code workerId}, in claim order. */
+    public List<ClaimedJob> jobClaim(String queue, int limit, Duration lease, String workerId) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.jobClaim)) {
+                ps.setLong(1, lease.toMillis());
+                ps.setString(2, workerId);
+                ps.setString(3, queue);
+                ps.setInt(4, limit);
+                List<ClaimedJob> jobs = new ArrayList<>(limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        jobs.add(new ClaimedJob(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                                rs.getInt(5), rs.getInt(6), instant(rs, 7), rs.getInt(8), rs.getInt(9),
+                                rs.getString(10), rs.getString(11), instant(rs, 12)));
+                    }
+                }
+                jobs.sort((a, b) -> a.priority() != b.priority() ? Integer.compare(a.priority(), b.priority())
+                        : !a.runAt().equals(b.runAt()) ? a.runAt().compareTo(b.runAt()) : Long.compare(a.id(), b.id()));
+                return jobs;
+            }
+        }
+    }
+
+    /**
+     * Writes many outcomes of this worker's attempts in one transaction, one statement per kind of
+     * outcome, and returns the fences that matched. A fence that did not match was lost (rescued,
+     * cancelled, or already written): its outcome changed nothing.
+     */
+    public Set<Fence> writeOutcomes(String workerId, List<Outcome> outcomes, boolean keepHistory) throws SQLException {
+        List<Fence> completed = new ArrayList<>();
+        List<Outcome.Retry> retries = new ArrayList<>();
+        List<Outcome.Dead> dead = new ArrayList<>();
+        List<Fence> released = new ArrayList<>();
+        for (Outcome o : outcomes) {
+            switch (o) {
+                case Outcome.Completed done -> completed.add(done.fence());
+                case Outcome.Retry retry -> retries.add(retry);
+                case Outcome.Dead d -> dead.add(d);
+                case Outcome.Released r -> released.add(r.fence());
+            }
+        }
+        Map<Long, Fence> byId = new LinkedHashMap<>();
+        outcomes.forEach(o -> byId.put(o.fence().id(), o.fence()));
+        Set<Fence> applied = new HashSet<>();
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                if (!completed.isEmpty()) {
+                    collectIds(fenced(c, keepHistory ? sql.jobCompleteManyToHistory : sql.jobCompleteManyDiscard,
+                            workerId, completed), byId, applied);
+                }
+                if (!retries.isEmpty()) {
+                    try (PreparedStatement ps = c.prepareStatement(sql.jobRetryMany)) {
+                        ps.setArray(1, c.createArrayOf("bigint", retries.stream().map(r -> r.fence().id()).toArray()));
+                        ps.setArray(2, c.createArrayOf("int4", retries.stream().map(r -> r.fence().attempt()).toArray()));
+                        ps.setArray(3, c.createArrayOf("bigint", retries.stream().map(Outcome.Retry::delayMillis).toArray()));
+                        ps.setArray(4, c.createArrayOf("text", retries.stream().map(Outcome.Retry::error).toArray()));
+                        ps.setString(5, workerId);
+                        collectIds(ps, byId, applied);
+                    }
+                }
+                if (!dead.isEmpty()) {
+                    try (PreparedStatement ps = c.prepareStatement(sql.deadJobInsertFromJobs)) {
+                        ps.setArray(1, c.createArrayOf("bigint", dead.stream().map(d -> d.fence().id()).toArray()));
+                        ps.setArray(2, c.createArrayOf("int4", dead.stream().map(d -> d.fence().attempt()).toArray()));
+                        ps.setArray(3, c.createArrayOf("text", dead.stream().map(Outcome.Dead::error).toArray()));
+                        ps.setArray(4, c.createArrayOf("text", dead.stream().map(Outcome.Dead::reason).toArray()));
+                        ps.setString(5, workerId);
+                        collectIds(ps, byId, applied);
+                    }
+                }
+                if (!released.isEmpty()) {
+                    collectIds(fenced(c, sql.jobReleaseMany, workerId, released), byId, applied);
+                }
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+        return applied;
+    }
+
+    private static PreparedStatement fenced(Connection c, String statement, String workerId, List<Fence> fences)
+            throws SQLException {
+        PreparedStatement ps = c.prepareStatement(statement);
+        ps.setArray(1, c.createArrayOf("bigint", fences.stream().map(Fence::id).toArray()));
+        ps.setArray(2, c.createArrayOf("int4", fences.stream().map(Fence::attempt).toArray()));
+        ps.setString(3, workerId);
+        return ps;
+    }
+
+    private static void collectIds(PreparedStatement ps, Map<Long, Fence> byId, Set<Fence> applied)
+            throws SQLException {
+        try (ps; ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                applied.add(byId.get(rs.getLong(1)));
+            }
+        }
+    }
+
+    /** Extends the leases this worker still holds and returns their fences; the missing ones were lost. */
+    public Set<Fence> jobHeartbeatMany(String workerId, List<Fence> fences, Duration lease) throws SQLException {
+        Set<Fence> held = new HashSet<>();
+        if (fences.isEmpty()) {
+            return held;
+        }
+        Map<Long, Fence> byId = new HashMap<>();
+        fences.forEach(f -> byId.put(f.id(), f));
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.jobHeartbeatMany)) {
+                ps.setLong(1, lease.toMillis());
+                ps.setArray(2, c.createArrayOf("bigint", fences.stream().map(Fence::id).toArray()));
+                ps.setArray(3, c.createArrayOf("int4", fences.stream().map(Fence::attempt).toArray()));
+                ps.setString(4, workerId);
+                collectIds(ps, byId, held);
+            }
+        }
+        return held;
+    }
+
+    /** Makes up to {@code limit} due scheduled jobs ready, wakes their queues, and returns how many per queue. */
+    public Map<String, Integer> jobPromoteDue(int limit) throws SQLException {
+        Map<String, Integer> promoted = new HashMap<>();
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.jobPromoteDue)) {
+                ps.setInt(1, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        promoted.put(rs.getString(1), rs.getInt(2));
+                    }
+                }
+            }
+        }
+        return promoted;
+    }
+
+    /** What one page of rescue did. */
+    public record Rescue(int scanned, int rescued, int dead, long lastId, Set<String> queues) {
+    }
+
+    /**
+     * Rescues one page of jobs whose lease expired, with ids above {@code afterId}: back to ready
+     * with a "lost its lease" error, or to the dead-letter table when their attempts are used up.
+     */
+    public Rescue jobRescueExpired(long afterId, int pageSize) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                List<Long> ids = new ArrayList<>();
+                try (PreparedStatement ps = c.prepareStatement(sql.jobExpiredLeases)) {
+                    ps.setLong(1, afterId);
+                    ps.setInt(2, pageSize);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            ids.add(rs.getLong(1));
+                        }
+                    }
+                }
+                if (ids.isEmpty()) {
+                    c.commit();
+                    return new Rescue(0, 0, 0, afterId, Set.of());
+                }
+                Array idArray = c.createArrayOf("bigint", ids.toArray());
+                int dead = 0;
+                try (PreparedStatement ps = c.prepareStatement(sql.deadJobInsertExpired)) {
+                    ps.setArray(1, idArray);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            dead++;
+                        }
+                    }
+                }
+                int rescued = 0;
+                Set<String> queues = new HashSet<>();
+                try (PreparedStatement ps = c.prepareStatement(sql.jobRescueExpired)) {
+                    ps.setArray(1, idArray);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            rescued++;
+                            queues.add(rs.getString(1));
+                        }
+                    }
+                }
+                queueNotify(c, queues);
+                c.commit();
+                return new Rescue(ids.size(), rescued, dead, ids.getLast(), queues);
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
+    public int historyCreatePartitions(int daysAhead) throws SQLException {
+        return intQuery(sql.historyCreatePartitions, daysAhead);
+    }
+
+    public int historyDropPartitions(Duration retention) throws SQLException {
+        return intQuery(sql.historyDropPartitions, retention.toMillis());
+    }
+
+    /** Deletes up to {@code limit} dead jobs older than {@code retention}; returns how many. */
+    public int deadJobDeleteExpired(Duration retention, int limit) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.deadJobDeleteExpired)) {
+                ps.setLong(1, retention.toMillis());
+                ps.setInt(2, limit);
+                return ps.executeUpdate();
+            }
+        }
+    }
+
+    private int intQuery(String statement, long parameter) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(statement)) {
+                ps.setLong(1, parameter);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getInt(1);
+                }
+            }
+        }
+    }
+
+    /** Finds a job wherever it lives: the live table, the history or the dead-letter table. */
+    public Optional<JobInfo> jobFind(long id) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.jobFind)) {
+                ps.setLong(1, id);
+                ps.setLong(2, id);
+                ps.setLong(3, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.empty();
+                    }
+                    return Optional.of(jobInfo(rs));
+                }
+            }
+        }
+    }
+
+    private JobInfo jobInfo(ResultSet rs) throws SQLException {
+        // Columns: JOB_COLUMNS (1..15), state, finished_at, lease_until, locked_by, reason.
+        return new JobInfo(rs.getLong(1), rs.getString(2), rs.getString(3),
+                stateOf(rs.getString(16)), rs.getInt(6), rs.getInt(8), rs.getInt(9), instant(rs, 7),
+                instant(rs, 14), instant(rs, 15), instant(rs, 17), rs.getString(10), rs.getString(11),
+                rs.getString(19), rs.getString(20), rs.getInt(5), rs.getString(4), errors(rs.getString(13)));
+    }
+
+    private static JobState stateOf(String column) {
+        return JobState.valueOf(column.toUpperCase(java.util.Locale.ROOT));
+    }
+
+    private List<JobError> errors(String errorsJson) throws SQLException {
+        try {
+            List<JobError> errors = new ArrayList<>();
+            for (JsonNode e : json.readTree(errorsJson)) {
+                errors.add(new JobError(e.path("attempt").asInt(), e.hasNonNull("at")
+                        ? OffsetDateTime.parse(e.get("at").asText()).toInstant() : null,
+                        e.path("error").asText(null), e.path("worker").asText(null)));
+            }
+            return errors;
+        } catch (Exception e) {
+            throw new SQLException("unreadable errors column: " + e.getMessage(), e);
+        }
+    }
+
+    /** The schema version recorded by the migrator, 0 when Docket's tables do not exist. */
+    public int schemaVersion(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.schemaVersion); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    static Instant instant(ResultSet rs, int column) throws SQLException {
+        OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+        return t == null ? null : t.toInstant();
+    }
+}

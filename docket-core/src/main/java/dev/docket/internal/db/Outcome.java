@@ -1,0 +1,23 @@
+package dev.docket.internal.db;
+
+/** What became of one attempt, as the completer writes it. Error texts come from handlers, never payloads. */
+public sealed interface Outcome {
+
+    Fence fence();
+
+    /** The handler returned. */
+    record Completed(Fence fence) implements Outcome {
+    }
+
+    /** The handler failed and the job runs again after {@code delayMillis}. */
+    record Retry(Fence fence, long delayMillis, String error) implements Outcome {
+    }
+
+    /** The job goes to the dead-letter table. */
+    record Dead(Fence fence, String error, String reason) implements Outcome {
+    }
+
+    /** The job goes back to ready untouched: the worker shut down before it finished. */
+    record Released(Fence fence) implements Outcome {
+    }
+}

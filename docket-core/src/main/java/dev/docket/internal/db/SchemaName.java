@@ -1,0 +1,39 @@
+package dev.docket.internal.db;
+
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The configured schema name: the one identifier Docket puts into SQL text. It is validated
+ * once here, at configuration time, so every query can embed it quoted without escaping.
+ */
+public record SchemaName(String name) {
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+    public SchemaName {
+        if (name == null || !IDENTIFIER.matcher(name).matches()) {
+            throw new IllegalArgumentException("schema must be a lower-case SQL identifier of 1 to 63 characters "
+                    + "(letters, digits, underscore; not starting with a digit), was "
+                    + (name == null ? "null" : "'" + abbreviate(name) + "'"));
+        }
+        if (name.startsWith("pg_")) {
+            throw new IllegalArgumentException("schema must not start with 'pg_' (reserved by PostgreSQL), was '" + name + "'");
+        }
+    }
+
+    /** The schema name as it appears in SQL text, double-quoted. */
+    public String quoted() {
+        return '"' + name + '"';
+    }
+
+    /** The LISTEN/NOTIFY channel on which this schema's enqueues wake idle workers. */
+    public String channel() {
+        return "docket." + name;
+    }
+
+    private static String abbreviate(String s) {
+        String clean = s.replaceAll("\\p{Cntrl}", "?");
+        return clean.length() <= 40 ? clean : clean.substring(0, 40).toLowerCase(Locale.ROOT) + "...";
+    }
+}

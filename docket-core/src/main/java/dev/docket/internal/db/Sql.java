@@ -1,0 +1,264 @@
+package dev.docket.internal.db;
+
+/**
+ * Every SQL statement Docket runs, named by table then verb. Parameters are always bound;
+ * the only text substituted is the validated schema name ({@code {{schema}}}) and its
+ * notification channel ({@code {{channel}}}), once, by {@link #forSchema(SchemaName)}.
+ */
+public final class Sql {
+
+    private static final String JOB_COLUMNS = """
+            id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts,
+            tenant, unique_key, metadata, errors, created_at, attempted_at""";
+
+    private static final String JOB_INSERT_SELECT = """
+            INSERT INTO {{schema}}.jobs AS j
+                   (id, queue, kind, payload, payload_version, priority, state, run_at, max_attempts,
+                    tenant, unique_key, metadata)
+            SELECT coalesce(u.id, nextval('{{schema}}.jobs_id_seq')), u.queue, u.kind, u.payload::jsonb, u.payload_version, u.priority,
+                   CASE WHEN r.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
+                   r.run_at, u.max_attempts, u.tenant, u.unique_key, '{}'::jsonb
+              FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::int[], ?::smallint[],
+                          ?::bigint[], ?::bigint[], ?::int[], ?::text[], ?::text[])
+                   AS u(id, queue, kind, payload, payload_version, priority,
+                        run_at_micros, delay_ms, max_attempts, tenant, unique_key)
+             CROSS JOIN LATERAL (
+                   SELECT coalesce(timestamptz 'epoch' + u.run_at_micros * interval '1 microsecond',
+                                   now() + coalesce(u.delay_ms, 0) * interval '1 millisecond') AS run_at) r
+            ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL DO NOTHING
+            RETURNING j.id, j.state = 'ready'""";
+
+    /** Reserves ids for a bulk insert so that each input row is matched to its id by value, not by row order. */
+    private static final String JOB_RESERVE_IDS = """
+            SELECT nextval('{{schema}}.jobs_id_seq') FROM generate_series(1, ?)""";
+
+    private static final String JOB_FIND_BY_UNIQUE_KEYS = """
+            SELECT unique_key, id FROM {{schema}}.jobs WHERE unique_key = ANY (?::text[])""";
+
+    private static final String QUEUE_NOTIFY = """
+            SELECT pg_notify('{{channel}}', q) FROM unnest(?::text[]) AS q""";
+
+    /*
+     * The locking sub-select is an ARRAY(...) argument, which PostgreSQL evaluates exactly once per
+     * statement (an InitPlan). The common `WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)`
+     * form lets the planner turn the sub-select into a join it may re-run, which was measured on
+     * PostgreSQL 18 to stall for minutes while locking dozens of rows for LIMIT 1.
+     * The inner scan is the partial claim index in its own order, so stale statistics after a bulk
+     * insert cannot turn it into a sequential scan and sort. The claim counts the attempt, so a job
+     * that kills its worker still reaches its max attempts.
+     */
+    private static final String JOB_CLAIM = """
+            UPDATE {{schema}}.jobs
+               SET state = 'running', attempt = attempt + 1, attempted_at = now(),
+                   lease_until = now() + ? * interval '1 millisecond', locked_by = ?
+             WHERE id = ANY (ARRAY(
+                       SELECT id FROM {{schema}}.jobs
+                        WHERE state = 'ready' AND queue = ?
+                        ORDER BY priority, run_at, id
+                        LIMIT ?
+                        FOR NO KEY UPDATE SKIP LOCKED))
+            RETURNING id, queue, kind, payload::text, payload_version, priority, run_at, attempt, max_attempts,
+                      tenant, metadata::text, lease_until""";
+
+    /** Fenced: a row matches only while this worker still holds this attempt's claim. */
+    private static final String FENCE = """
+            j.id = f.id AND j.attempt = f.attempt AND j.locked_by = ? AND j.state = 'running'""";
+
+    private static final String JOB_COMPLETE_MANY_TO_HISTORY = """
+            WITH done AS (
+                DELETE FROM {{schema}}.jobs j
+                 USING unnest(?::bigint[], ?::int[]) AS f(id, attempt)
+                 WHERE %s
+                RETURNING j.*
+            ), moved AS (
+                INSERT INTO {{schema}}.job_history (%s, state)
+                SELECT %s, 'completed' FROM done
+            )
+            SELECT id FROM done""".formatted(FENCE, JOB_COLUMNS, JOB_COLUMNS);
+
+    private static final String JOB_COMPLETE_MANY_DISCARD = """
+            DELETE FROM {{schema}}.jobs j
+             USING unnest(?::bigint[], ?::int[]) AS f(id, attempt)
+             WHERE %s
+            RETURNING j.id""".formatted(FENCE);
+
+    /* Retries go to 'scheduled': only due jobs are 'ready', which keeps the claim free of a run_at filter. */
+    private static final String JOB_RETRY_MANY = """
+            UPDATE {{schema}}.jobs j
+               SET state = 'scheduled',
+                   run_at = now() + f.delay_ms * interval '1 millisecond',
+                   lease_until = NULL, locked_by = NULL,
+                   errors = j.errors || jsonb_build_array(jsonb_build_object(
+                       'attempt', j.attempt, 'at', now(), 'error', f.error, 'worker', j.locked_by))
+              FROM unnest(?::bigint[], ?::int[], ?::bigint[], ?::text[]) AS f(id, attempt, delay_ms, error)
+             WHERE %s
+            RETURNING j.id""".formatted(FENCE);
+
+    private static final String DEAD_JOB_INSERT_FROM_JOBS = """
+            WITH gone AS (
+                DELETE FROM {{schema}}.jobs j
+                 USING unnest(?::bigint[], ?::int[], ?::text[], ?::text[]) AS f(id, attempt, error, reason)
+                 WHERE %s
+                RETURNING j.*, f.error AS f_error, f.reason AS f_reason
+            )
+            INSERT INTO {{schema}}.dead_jobs (%s, reason)
+            SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts,
+                   tenant, unique_key, metadata,
+                   errors || jsonb_build_array(jsonb_build_object(
+                       'attempt', attempt, 'at', now(), 'error', f_error, 'worker', locked_by)),
+                   created_at, attempted_at, f_reason
+              FROM gone
+            RETURNING id""".formatted(FENCE, JOB_COLUMNS);
+
+    /* A released job was interrupted by a shutdown, not failed: its attempt is given back. */
+    private static final String JOB_RELEASE_MANY = """
+            UPDATE {{schema}}.jobs j
+               SET state = 'ready', attempt = j.attempt - 1, lease_until = NULL, locked_by = NULL
+              FROM unnest(?::bigint[], ?::int[]) AS f(id, attempt)
+             WHERE %s
+            RETURNING j.id""".formatted(FENCE);
+
+    /* Touches only lease_until, which is in no index and no index predicate: a HOT update. */
+    private static final String JOB_HEARTBEAT_MANY = """
+            UPDATE {{schema}}.jobs j
+               SET lease_until = now() + ? * interval '1 millisecond'
+              FROM unnest(?::bigint[], ?::int[]) AS f(id, attempt)
+             WHERE %s
+            RETURNING j.id""".formatted(FENCE);
+
+    private static final String JOB_PROMOTE_DUE = """
+            WITH promoted AS (
+                UPDATE {{schema}}.jobs
+                   SET state = 'ready'
+                 WHERE id = ANY (ARRAY(
+                           SELECT id FROM {{schema}}.jobs
+                            WHERE state = 'scheduled' AND run_at <= now()
+                            ORDER BY run_at
+                            LIMIT ?
+                            FOR NO KEY UPDATE SKIP LOCKED))
+                RETURNING queue
+            )
+            SELECT queue, count(*), pg_notify('{{channel}}', queue) FROM promoted GROUP BY queue""";
+
+    private static final String EXPIRED_LEASES = """
+            SELECT id FROM {{schema}}.jobs
+             WHERE state = 'running' AND lease_until < now() AND id > ?
+             ORDER BY id
+             LIMIT ?
+             FOR NO KEY UPDATE SKIP LOCKED""";
+
+    /* Rescue works in pages by id, so a page of rows it cannot take (locked) never stalls it. */
+    private static final String DEAD_JOB_INSERT_EXPIRED = """
+            WITH gone AS (
+                DELETE FROM {{schema}}.jobs
+                 WHERE id = ANY (?::bigint[]) AND state = 'running' AND lease_until < now()
+                   AND attempt >= max_attempts
+                RETURNING *
+            )
+            INSERT INTO {{schema}}.dead_jobs (%s, reason)
+            SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts,
+                   tenant, unique_key, metadata,
+                   errors || jsonb_build_array(jsonb_build_object(
+                       'attempt', attempt, 'at', now(), 'worker', locked_by,
+                       'error', 'lease expired: worker ' || coalesce(locked_by, '?') || ' lost its lease')),
+                   created_at, attempted_at,
+                   'attempts exhausted (' || max_attempts || '); the last worker lost its lease'
+              FROM gone
+            RETURNING id""".formatted(JOB_COLUMNS);
+
+    private static final String JOB_RESCUE_EXPIRED = """
+            UPDATE {{schema}}.jobs
+               SET state = 'ready', lease_until = NULL, locked_by = NULL,
+                   errors = errors || jsonb_build_array(jsonb_build_object(
+                       'attempt', attempt, 'at', now(), 'worker', locked_by,
+                       'error', 'lease expired: worker ' || coalesce(locked_by, '?') || ' lost its lease'))
+             WHERE id = ANY (?::bigint[]) AND state = 'running' AND lease_until < now()
+            RETURNING queue""";
+
+    private static final String HISTORY_CREATE_PARTITIONS = """
+            SELECT {{schema}}.create_history_partitions(?::int)""";
+
+    private static final String HISTORY_DROP_PARTITIONS = """
+            SELECT {{schema}}.drop_history_partitions(? * interval '1 millisecond')""";
+
+    private static final String DEAD_JOB_DELETE_EXPIRED = """
+            DELETE FROM {{schema}}.dead_jobs
+             WHERE id = ANY (ARRAY(
+                       SELECT id FROM {{schema}}.dead_jobs
+                        WHERE died_at < now() - ? * interval '1 millisecond'
+                        LIMIT ?))""";
+
+    /* One snapshot for all three tables: a job moving between them is seen exactly once. */
+    private static final String JOB_FIND = """
+            SELECT %1$s, state, NULL::timestamptz AS finished_at, lease_until, locked_by, NULL AS reason
+              FROM {{schema}}.jobs WHERE id = ?
+            UNION ALL
+            SELECT %1$s, state, finished_at, NULL, NULL, NULL
+              FROM {{schema}}.job_history WHERE id = ?
+            UNION ALL
+            SELECT %1$s, 'dead', died_at, NULL, NULL, reason
+              FROM {{schema}}.dead_jobs WHERE id = ?
+            LIMIT 1""".formatted(JOB_COLUMNS);
+
+    private static final String SCHEMA_VERSION = """
+            SELECT coalesce(max(version), 0) FROM {{schema}}.schema_migrations""";
+
+    private static final String NOW = "SELECT now()";
+
+    public final String jobInsertMany;
+    public final String jobReserveIds;
+    public final String jobFindByUniqueKeys;
+    public final String queueNotify;
+    public final String jobClaim;
+    public final String jobCompleteManyToHistory;
+    public final String jobCompleteManyDiscard;
+    public final String jobRetryMany;
+    public final String deadJobInsertFromJobs;
+    public final String jobReleaseMany;
+    public final String jobHeartbeatMany;
+    public final String jobPromoteDue;
+    public final String jobExpiredLeases;
+    public final String deadJobInsertExpired;
+    public final String jobRescueExpired;
+    public final String historyCreatePartitions;
+    public final String historyDropPartitions;
+    public final String deadJobDeleteExpired;
+    public final String jobFind;
+    public final String schemaVersion;
+    public final String now;
+
+    private Sql(SchemaName schema) {
+        jobInsertMany = bind(JOB_INSERT_SELECT, schema);
+        jobReserveIds = bind(JOB_RESERVE_IDS, schema);
+        jobFindByUniqueKeys = bind(JOB_FIND_BY_UNIQUE_KEYS, schema);
+        queueNotify = bind(QUEUE_NOTIFY, schema);
+        jobClaim = bind(JOB_CLAIM, schema);
+        jobCompleteManyToHistory = bind(JOB_COMPLETE_MANY_TO_HISTORY, schema);
+        jobCompleteManyDiscard = bind(JOB_COMPLETE_MANY_DISCARD, schema);
+        jobRetryMany = bind(JOB_RETRY_MANY, schema);
+        deadJobInsertFromJobs = bind(DEAD_JOB_INSERT_FROM_JOBS, schema);
+        jobReleaseMany = bind(JOB_RELEASE_MANY, schema);
+        jobHeartbeatMany = bind(JOB_HEARTBEAT_MANY, schema);
+        jobPromoteDue = bind(JOB_PROMOTE_DUE, schema);
+        jobExpiredLeases = bind(EXPIRED_LEASES, schema);
+        deadJobInsertExpired = bind(DEAD_JOB_INSERT_EXPIRED, schema);
+        jobRescueExpired = bind(JOB_RESCUE_EXPIRED, schema);
+        historyCreatePartitions = bind(HISTORY_CREATE_PARTITIONS, schema);
+        historyDropPartitions = bind(HISTORY_DROP_PARTITIONS, schema);
+        deadJobDeleteExpired = bind(DEAD_JOB_DELETE_EXPIRED, schema);
+        jobFind = bind(JOB_FIND, schema);
+        schemaVersion = bind(SCHEMA_VERSION, schema);
+        now = NOW;
+    }
+
+    public static Sql forSchema(SchemaName schema) {
+        return new Sql(schema);
+    }
+
+    /** Substitutes the schema placeholders into a statement or a migration script. */
+    public static String bind(String text, SchemaName schema) {
+        return text.replace("{{schema}}", schema.quoted())
+                .replace("{{schema_name}}", schema.name())
+                .replace("{{channel}}", schema.channel());
+    }
+}

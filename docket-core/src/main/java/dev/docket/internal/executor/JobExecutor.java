@@ -1,0 +1,148 @@
+package dev.docket.internal.executor;
+
+import dev.docket.JobContext;
+import dev.docket.PermanentJobFailure;
+import dev.docket.RetryPolicy;
+import dev.docket.internal.completer.Completer;
+import dev.docket.internal.db.ClaimedJob;
+import dev.docket.internal.db.Outcome;
+import dev.docket.internal.json.PayloadCodec;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs each claimed job's handler on a virtual thread of its own and turns what the handler did
+ * into an {@link Outcome} for the completer: return = completed; {@link PermanentJobFailure} or a
+ * payload that does not map = dead; any other throwable = retry after the kind's backoff, or dead
+ * once the job's attempts are used up; interrupted by shutdown = released.
+ */
+public final class JobExecutor {
+
+    private static final Logger log = LoggerFactory.getLogger(JobExecutor.class);
+    private static final int MAX_ERROR_CHARS = 4000;
+
+    private final Map<String, HandlerBinding<?>> handlers;
+    private final Function<String, RetryPolicy> retryPolicies;
+    private final PayloadCodec codec;
+    private final Completer completer;
+    private final InFlight inFlight;
+    private final String workerId;
+
+    public JobExecutor(Map<String, HandlerBinding<?>> handlers, Function<String, RetryPolicy> retryPolicies,
+                       PayloadCodec codec, Completer completer, InFlight inFlight, String workerId) {
+        this.handlers = Map.copyOf(handlers);
+        this.retryPolicies = retryPolicies;
+        this.codec = codec;
+        this.completer = completer;
+        this.inFlight = inFlight;
+        this.workerId = workerId;
+    }
+
+    /** Starts the job's handler; {@code handlerDone} runs when the handler has returned or thrown. */
+    public void execute(ClaimedJob job, Runnable handlerDone) {
+        RunningJob running = inFlight.add(job);
+        Thread.ofVirtual().name("docket-job-" + job.id()).start(() -> run(running, handlerDone));
+    }
+
+    private void run(RunningJob running, Runnable handlerDone) {
+        ClaimedJob job = running.job();
+        Outcome outcome;
+        running.attach(Thread.currentThread());
+        try {
+            outcome = attempt(running);
+        } finally {
+            running.detach();
+            Thread.interrupted();
+            handlerDone.run();
+        }
+        if (running.isLost()) {
+            log.warn("docket: job {} attempt {} ({}): lease lost while running; outcome discarded",
+                    job.id(), job.attempt(), job.kind());
+            inFlight.remove(running);
+            return;
+        }
+        completer.submit(outcome, written -> inFlight.remove(running));
+    }
+
+    private Outcome attempt(RunningJob running) {
+        ClaimedJob job = running.job();
+        HandlerBinding<?> binding = handlers.get(job.kind());
+        if (binding == null) {
+            return failed(job, "no handler for kind '" + job.kind() + "' on worker " + workerId,
+                    retryPolicies.apply(job.kind()));
+        }
+        Object payload;
+        try {
+            payload = binding.decode(codec, job.payload());
+        } catch (IllegalArgumentException e) {
+            // A payload that does not fit its type will not fit on the next attempt either.
+            return new Outcome.Dead(job.fence(), e.getMessage(), e.getMessage());
+        }
+        try {
+            binding.invoke(payload, context(job));
+            return new Outcome.Completed(job.fence());
+        } catch (PermanentJobFailure e) {
+            return new Outcome.Dead(job.fence(), describe(e), "permanent failure: " + e.getMessage());
+        } catch (Throwable e) {
+            if (running.isReleasing()) {
+                return new Outcome.Released(job.fence());
+            }
+            return failed(job, describe(e), binding.retryPolicy());
+        }
+    }
+
+    private Outcome failed(ClaimedJob job, String error, RetryPolicy policy) {
+        if (job.attempt() >= job.maxAttempts()) {
+            return new Outcome.Dead(job.fence(), error, "attempts exhausted (" + job.maxAttempts() + ")");
+        }
+        long delay = policy.backoff(job.attempt(), ThreadLocalRandom.current().nextDouble()).toMillis();
+        return new Outcome.Retry(job.fence(), delay, error);
+    }
+
+    private static JobContext context(ClaimedJob job) {
+        return new JobContext() {
+            @Override
+            public long jobId() {
+                return job.id();
+            }
+
+            @Override
+            public int attempt() {
+                return job.attempt();
+            }
+
+            @Override
+            public int maxAttempts() {
+                return job.maxAttempts();
+            }
+
+            @Override
+            public String kind() {
+                return job.kind();
+            }
+
+            @Override
+            public String queue() {
+                return job.queue();
+            }
+
+            @Override
+            public String tenant() {
+                return job.tenant();
+            }
+        };
+    }
+
+    /** The throwable with its stack, cut to a size that keeps the errors column small. */
+    static String describe(Throwable e) {
+        StringWriter out = new StringWriter();
+        e.printStackTrace(new PrintWriter(out));
+        String text = out.toString().replace("\0", "");
+        return text.length() <= MAX_ERROR_CHARS ? text : text.substring(0, MAX_ERROR_CHARS) + "\n\t...";
+    }
+}

@@ -1,0 +1,64 @@
+package dev.docket.internal.executor;
+
+import dev.docket.internal.db.ClaimedJob;
+import dev.docket.internal.db.Fence;
+
+/** A claimed job this worker holds until its outcome is written: what the heartbeater extends. */
+public final class RunningJob {
+
+    private final ClaimedJob job;
+    private volatile Thread thread;
+    private volatile boolean lost;
+    private volatile boolean releasing;
+
+    RunningJob(ClaimedJob job) {
+        this.job = job;
+    }
+
+    public ClaimedJob job() {
+        return job;
+    }
+
+    public Fence fence() {
+        return job.fence();
+    }
+
+    /** The lease was lost (rescued elsewhere or cancelled): stop the handler and discard its outcome. */
+    public void markLost() {
+        lost = true;
+        interrupt();
+    }
+
+    public boolean isLost() {
+        return lost;
+    }
+
+    /** Shutdown gave up waiting: stop the handler and give the job back instead of failing it. */
+    public void release() {
+        releasing = true;
+        interrupt();
+    }
+
+    public boolean isReleasing() {
+        return releasing;
+    }
+
+    void attach(Thread t) {
+        thread = t;
+    }
+
+    void detach() {
+        thread = null;
+    }
+
+    public boolean isHandlerRunning() {
+        return thread != null;
+    }
+
+    private void interrupt() {
+        Thread t = thread;
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package dev.docket.internal.heartbeat;
+
+import dev.docket.internal.db.Fence;
+import dev.docket.internal.db.JobStore;
+import dev.docket.internal.executor.InFlight;
+import dev.docket.internal.executor.RunningJob;
+import dev.docket.internal.service.PeriodicService;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Extends the leases of all jobs this worker holds, in one fenced statement per round. A job the
+ * statement no longer matches was taken from this worker (its lease expired and it was rescued,
+ * or it was cancelled): its handler is interrupted and its outcome will be discarded.
+ */
+public final class Heartbeater extends PeriodicService {
+
+    private static final Logger log = LoggerFactory.getLogger(Heartbeater.class);
+
+    private final JobStore store;
+    private final InFlight inFlight;
+    private final String workerId;
+    private final Duration lease;
+
+    public Heartbeater(JobStore store, InFlight inFlight, String workerId, Duration lease, Duration interval) {
+        super("docket-heartbeat-" + workerId, interval, log);
+        this.store = store;
+        this.inFlight = inFlight;
+        this.workerId = workerId;
+        this.lease = lease;
+    }
+
+    @Override
+    public void runOnce() throws SQLException {
+        List<RunningJob> jobs = inFlight.all();
+        if (jobs.isEmpty()) {
+            return;
+        }
+        List<Fence> fences = jobs.stream().map(RunningJob::fence).toList();
+        Set<Fence> held = store.jobHeartbeatMany(workerId, fences, lease);
+        for (RunningJob job : jobs) {
+            if (!held.contains(job.fence()) && job.isHandlerRunning()) {
+                log.warn("docket: job {} attempt {} ({}): lease lost; interrupting its handler",
+                        job.fence().id(), job.fence().attempt(), job.job().kind());
+                job.markLost();
+            }
+        }
+    }
+}

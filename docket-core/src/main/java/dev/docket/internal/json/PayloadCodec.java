@@ -1,0 +1,78 @@
+package dev.docket.internal.json;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Maps payloads to and from JSON. Errors name the type and the problem, never the payload's content.
+ */
+public final class PayloadCodec {
+
+    private final ObjectMapper mapper;
+    private final int maxBytes;
+
+    public PayloadCodec(ObjectMapper mapper, int maxBytes) {
+        this.mapper = mapper;
+        this.maxBytes = maxBytes;
+    }
+
+    /**
+     * Jackson with Java time support, ISO dates, and unknown properties ignored, so that a producer
+     * that adds a field does not break workers that do not know it yet.
+     */
+    public static ObjectMapper defaultMapper() {
+        return new ObjectMapper()
+                .registerModule(new JavaTimeModule())
+                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    }
+
+    public ObjectMapper mapper() {
+        return mapper;
+    }
+
+    /** The payload as JSON text; {@code null} becomes {@code {}}. Rejects payloads over the size limit. */
+    public String toJson(Object payload) {
+        String text;
+        try {
+            if (payload == null) {
+                text = "{}";
+            } else if (payload instanceof JsonNode node) {
+                text = mapper.writeValueAsString(node);
+            } else {
+                text = mapper.writeValueAsString(payload);
+            }
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("payload of type " + payload.getClass().getName()
+                    + " cannot be written as JSON (" + e.getClass().getSimpleName() + ")");
+        }
+        if (text.indexOf('\0') >= 0 || text.contains("\\u0000")) {
+            throw new IllegalArgumentException("payload must not contain NUL characters (PostgreSQL jsonb rejects them)");
+        }
+        int size = text.getBytes(StandardCharsets.UTF_8).length;
+        if (size > maxBytes) {
+            throw new IllegalArgumentException("payload is " + size + " bytes of JSON, over the limit of "
+                    + maxBytes + " bytes; store large data elsewhere and enqueue a reference to it");
+        }
+        return text;
+    }
+
+    /** Reads a stored payload as {@code type}; the exception says why it does not fit, without its content. */
+    public <T> T fromJson(String json, Class<T> type) {
+        try {
+            return mapper.readValue(json, type);
+        } catch (JsonProcessingException e) {
+            // Jackson's messages quote the offending values; only the field path is safe to keep.
+            String where = e instanceof JsonMappingException m && !m.getPath().isEmpty()
+                    ? " at " + m.getPathReference() : "";
+            throw new IllegalArgumentException("payload does not map to " + type.getName() + where
+                    + " (" + e.getClass().getSimpleName() + ")");
+        }
+    }
+}

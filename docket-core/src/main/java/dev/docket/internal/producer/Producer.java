@@ -1,0 +1,208 @@
+package dev.docket.internal.producer;
+
+import dev.docket.internal.db.ClaimedJob;
+import dev.docket.internal.db.JobStore;
+import dev.docket.internal.executor.JobExecutor;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Claims jobs of one queue for this worker, up to its free slots, in one statement per claim.
+ *
+ * <p>It claims while it believes the queue may hold ready jobs: after a notification, after a
+ * claim that filled every slot it asked for, and at each (jittered) poll interval, which stays
+ * the correctness backstop when notifications are lost or off. A claim that came back short
+ * means the queue is drained until the next of those.
+ */
+public final class Producer {
+
+    private static final Logger log = LoggerFactory.getLogger(Producer.class);
+
+    private final String queue;
+    private final int concurrency;
+    private final int maxBatch;
+    private final Duration pollInterval;
+    private final Duration lease;
+    private final String workerId;
+    private final JobStore store;
+    private final JobExecutor executor;
+    private final Semaphore slots;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private boolean mayHaveWork = true;
+    private long wakeGeneration;
+    private volatile boolean running;
+    private volatile int consecutiveFailures;
+    private Thread thread;
+
+    public Producer(String queue, int concurrency, int maxBatch, Duration pollInterval, Duration lease,
+                    String workerId, JobStore store, JobExecutor executor) {
+        this.queue = queue;
+        this.concurrency = concurrency;
+        this.maxBatch = maxBatch;
+        this.pollInterval = pollInterval;
+        this.lease = lease;
+        this.workerId = workerId;
+        this.store = store;
+        this.executor = executor;
+        this.slots = new Semaphore(concurrency);
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        thread = Thread.ofPlatform().daemon().name("docket-producer-" + queue).start(this::loop);
+    }
+
+    /** Stops claiming; jobs already claimed keep running. Safe to call twice. */
+    public void stop() {
+        Thread t;
+        synchronized (this) {
+            if (!running) {
+                return;
+            }
+            running = false;
+            t = thread;
+        }
+        signal(false);
+        try {
+            t.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** New jobs may be ready in this queue (a notification arrived, or the listener reconnected). */
+    public void jobsAvailable() {
+        signal(true);
+    }
+
+    /** Waits until every slot is free (all handlers returned); false on timeout. */
+    public boolean awaitIdle(Duration timeout) throws InterruptedException {
+        if (slots.tryAcquire(concurrency, timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            slots.release(concurrency);
+            return true;
+        }
+        return false;
+    }
+
+    /** Handlers running now. */
+    public int running() {
+        return concurrency - slots.availablePermits();
+    }
+
+    public int consecutiveFailures() {
+        return consecutiveFailures;
+    }
+
+    /** Claims and starts as many jobs as there are free slots; returns how many it claimed. */
+    int runOnce() throws SQLException {
+        int want = Math.min(slots.availablePermits(), maxBatch);
+        if (want == 0) {
+            return 0;
+        }
+        List<ClaimedJob> jobs = store.jobClaim(queue, want, lease, workerId);
+        for (ClaimedJob job : jobs) {
+            slots.acquireUninterruptibly();
+            executor.execute(job, this::slotFreed);
+        }
+        return jobs.size();
+    }
+
+    private void slotFreed() {
+        slots.release();
+        signal(false);
+    }
+
+    private void signal(boolean work) {
+        lock.lock();
+        try {
+            if (work) {
+                mayHaveWork = true;
+                wakeGeneration++;
+            }
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void loop() {
+        while (running) {
+            long generation;
+            lock.lock();
+            try {
+                long pollNanos = jittered(pollInterval);
+                while (running && !(mayHaveWork && slots.availablePermits() > 0)) {
+                    if (pollNanos <= 0) {
+                        mayHaveWork = true;
+                        pollNanos = jittered(pollInterval);
+                        continue;
+                    }
+                    pollNanos = changed.awaitNanos(pollNanos);
+                }
+                generation = wakeGeneration;
+            } catch (InterruptedException e) {
+                continue;
+            } finally {
+                lock.unlock();
+            }
+            if (!running) {
+                return;
+            }
+            int asked = Math.min(slots.availablePermits(), maxBatch);
+            try {
+                int claimed = runOnce();
+                consecutiveFailures = 0;
+                if (claimed < asked) {
+                    lock.lock();
+                    try {
+                        if (wakeGeneration == generation) {
+                            mayHaveWork = false;
+                        }
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            } catch (SQLException | RuntimeException e) {
+                int failures = ++consecutiveFailures;
+                if (failures == 1 || failures % 10 == 0) {
+                    log.warn("docket: claiming from queue {} failed ({} in a row): {}", queue, failures, e.toString());
+                }
+                backOff(failures);
+            }
+        }
+    }
+
+    private void backOff(int failures) {
+        long nanos = TimeUnit.MILLISECONDS.toNanos(Math.min(5_000L, 50L << Math.min(failures, 7)));
+        lock.lock();
+        try {
+            while (running && nanos > 0) {
+                nanos = changed.awaitNanos(nanos);
+            }
+        } catch (InterruptedException e) {
+            // stop() wakes the loop; running decides.
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static long jittered(Duration interval) {
+        return (long) (interval.toNanos() * (0.8 + 0.4 * ThreadLocalRandom.current().nextDouble()));
+    }
+}

@@ -1,0 +1,90 @@
+package dev.docket.testing;
+
+import dev.docket.Docket;
+import dev.docket.JobInfo;
+import dev.docket.JobState;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+import javax.sql.DataSource;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * Base for tests on real PostgreSQL: each test gets a schema of its own (created, migrated, and
+ * dropped afterwards), so tests never see each other's jobs and may run in parallel.
+ */
+public abstract class DocketTest {
+
+    protected final TestDatabase db = TestDatabase.get();
+    protected String schema;
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @BeforeEach
+    void createSchema() {
+        schema = "t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    }
+
+    @AfterEach
+    void dropSchema() throws Exception {
+        for (AutoCloseable c : closeables.reversed()) {
+            c.close();
+        }
+        db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    }
+
+    protected DataSource dataSource() {
+        return db.dataSource();
+    }
+
+    /** A migrated Docket on this test's schema, closed after the test. */
+    protected Docket docket() {
+        return docket(b -> b);
+    }
+
+    /** A migrated Docket on this test's schema with extra settings, closed after the test. */
+    protected Docket docket(UnaryOperator<Docket.Builder> settings) {
+        Docket docket = settings.apply(Docket.builder(dataSource()).schema(schema)).build();
+        docket.migrate();
+        return closeAfter(docket);
+    }
+
+    protected <T extends AutoCloseable> T closeAfter(T closeable) {
+        closeables.add(closeable);
+        return closeable;
+    }
+
+    /** Waits (up to {@code timeout}) until the job is in {@code state}, and returns it. */
+    protected JobInfo awaitState(Docket docket, long id, JobState state, Duration timeout) {
+        return Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(20))
+                .until(() -> docket.job(id).orElseThrow(), job -> job.state() == state);
+    }
+
+    /** Runs a query on the test schema ({@code {s}} stands for it) and returns the first column of the first row. */
+    protected long queryLong(String sql, Object... params) {
+        try (Connection c = dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(sql.replace("{s}", schema))) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Runs a statement on the test schema ({@code {s}} stands for it). */
+    protected void execute(String sql) {
+        db.execute(sql.replace("{s}", schema));
+    }
+}
