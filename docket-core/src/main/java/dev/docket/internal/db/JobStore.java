@@ -182,13 +182,25 @@ public final class JobStore {
 
     /** Claims up to {@code limit} ready jobs of a queue for {@code workerId}, in claim order. */
     public List<ClaimedJob> jobClaim(String queue, int limit, Duration lease, String workerId) throws SQLException {
+        return jobClaim(queue, limit, lease, Map.of(), workerId);
+    }
+
+    /**
+     * Claims up to {@code limit} ready jobs of a queue for {@code workerId}, in claim order; jobs of a
+     * kind in {@code kindLeases} take that lease, the others {@code lease}.
+     */
+    public List<ClaimedJob> jobClaim(String queue, int limit, Duration lease, Map<String, Duration> kindLeases,
+                                     String workerId) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(sql.jobClaim)) {
-                ps.setLong(1, lease.toMillis());
-                ps.setString(2, workerId);
-                ps.setString(3, queue);
-                ps.setInt(4, limit);
+                List<String> kinds = new ArrayList<>(kindLeases.keySet());
+                ps.setArray(1, c.createArrayOf("text", kinds.toArray()));
+                ps.setArray(2, c.createArrayOf("bigint", kinds.stream().map(k -> kindLeases.get(k).toMillis()).toArray()));
+                ps.setLong(3, lease.toMillis());
+                ps.setString(4, workerId);
+                ps.setString(5, queue);
+                ps.setInt(6, limit);
                 List<ClaimedJob> jobs = new ArrayList<>(limit);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -284,6 +296,14 @@ public final class JobStore {
 
     /** Extends the leases this worker still holds and returns their fences; the missing ones were lost. */
     public Set<Fence> jobHeartbeatMany(String workerId, List<Fence> fences, Duration lease) throws SQLException {
+        return jobHeartbeatMany(workerId, fences, fences.stream().map(f -> lease).toList());
+    }
+
+    /**
+     * Extends each lease this worker still holds by its own duration ({@code leases.get(i)} for
+     * {@code fences.get(i)}) and returns the fences it held; the missing ones were lost.
+     */
+    public Set<Fence> jobHeartbeatMany(String workerId, List<Fence> fences, List<Duration> leases) throws SQLException {
         Set<Fence> held = new HashSet<>();
         if (fences.isEmpty()) {
             return held;
@@ -293,9 +313,9 @@ public final class JobStore {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(sql.jobHeartbeatMany)) {
-                ps.setLong(1, lease.toMillis());
-                ps.setArray(2, c.createArrayOf("bigint", fences.stream().map(Fence::id).toArray()));
-                ps.setArray(3, c.createArrayOf("int4", fences.stream().map(Fence::attempt).toArray()));
+                ps.setArray(1, c.createArrayOf("bigint", fences.stream().map(Fence::id).toArray()));
+                ps.setArray(2, c.createArrayOf("int4", fences.stream().map(Fence::attempt).toArray()));
+                ps.setArray(3, c.createArrayOf("bigint", leases.stream().map(Duration::toMillis).toArray()));
                 ps.setString(4, workerId);
                 collectIds(ps, byId, held);
             }
@@ -451,6 +471,72 @@ public final class JobStore {
             return errors;
         } catch (Exception e) {
             throw new SQLException("unreadable errors column: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Tries to take or renew {@code role} for {@code leaderId} for {@code ttl}; returns the term when
+     * this node holds the role afterwards. {@code now} replaces the database clock (tests only), or null.
+     */
+    public Optional<Long> leaderAttemptElect(String role, String leaderId, Duration ttl, Instant now) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.leaderAttemptElect)) {
+                ps.setString(1, role);
+                ps.setString(2, leaderId);
+                ps.setLong(3, ttl.toMillis());
+                ps.setObject(4, now == null ? null : OffsetDateTime.ofInstant(now, java.time.ZoneOffset.UTC));
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(rs.getLong(1)) : Optional.empty();
+                }
+            }
+        }
+    }
+
+    /** Gives up {@code role} if {@code leaderId} holds it, so another node takes over without waiting. */
+    public void leaderResign(String role, String leaderId) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.leaderResign)) {
+                ps.setString(1, role);
+                ps.setString(2, leaderId);
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    /** The current holder of {@code role} and its term, if its lease has not run out. */
+    public Optional<Leader> leaderFind(String role) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.leaderFind)) {
+                ps.setString(1, role);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(new Leader(rs.getString(1), rs.getLong(2), instant(rs, 3), instant(rs, 4)))
+                            : Optional.empty();
+                }
+            }
+        }
+    }
+
+    /** A role's holder as the leaders table records it. */
+    public record Leader(String leaderId, long term, Instant electedAt, Instant expiresAt) {
+    }
+
+    /**
+     * Moves a live job to the history as cancelled and wakes the workers (a running one stops at its
+     * next heartbeat). Returns the state it was cancelled from ('scheduled', 'ready', 'running'), or
+     * empty when no live job has this id.
+     */
+    public Optional<String> jobCancel(long id) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.jobCancel)) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+                }
+            }
         }
     }
 

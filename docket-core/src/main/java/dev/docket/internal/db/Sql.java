@@ -45,12 +45,16 @@ public final class Sql {
      * PostgreSQL 18 to stall for minutes while locking dozens of rows for LIMIT 1.
      * The inner scan is the partial claim index in its own order, so stale statistics after a bulk
      * insert cannot turn it into a sequential scan and sort. The claim counts the attempt, so a job
-     * that kills its worker still reaches its max attempts.
+     * that kills its worker still reaches its max attempts. Kinds with a lease of their own pass it
+     * in the two arrays; the others take the worker's lease.
      */
     private static final String JOB_CLAIM = """
             UPDATE {{schema}}.jobs
                SET state = 'running', attempt = attempt + 1, attempted_at = now(),
-                   lease_until = now() + ? * interval '1 millisecond', locked_by = ?
+                   lease_until = now() + coalesce(
+                       (SELECT l.ms FROM unnest(?::text[], ?::bigint[]) AS l(kind, ms) WHERE l.kind = jobs.kind),
+                       ?) * interval '1 millisecond',
+                   locked_by = ?
              WHERE id = ANY (ARRAY(
                        SELECT id FROM {{schema}}.jobs
                         WHERE state = 'ready' AND queue = ?
@@ -121,8 +125,8 @@ public final class Sql {
     /* Touches only lease_until, which is in no index and no index predicate: a HOT update. */
     private static final String JOB_HEARTBEAT_MANY = """
             UPDATE {{schema}}.jobs j
-               SET lease_until = now() + ? * interval '1 millisecond'
-              FROM unnest(?::bigint[], ?::int[]) AS f(id, attempt)
+               SET lease_until = now() + f.lease_ms * interval '1 millisecond'
+              FROM unnest(?::bigint[], ?::int[], ?::bigint[]) AS f(id, attempt, lease_ms)
              WHERE %s
             RETURNING j.id""".formatted(FENCE);
 
@@ -200,10 +204,45 @@ public final class Sql {
               FROM {{schema}}.dead_jobs WHERE id = ?
             LIMIT 1""".formatted(JOB_COLUMNS);
 
+    /*
+     * Elects or re-elects in one statement: it takes the role when nobody holds it or the holder's
+     * lease ran out, renews it when this node holds it, and returns nothing otherwise. The term goes
+     * up whenever the holder changes or a lease had lapsed. `now` may be passed by tests.
+     */
+    private static final String LEADER_ATTEMPT_ELECT = """
+            INSERT INTO {{schema}}.leaders AS l (role, leader_id, term, elected_at, expires_at)
+            SELECT ?, ?, 1, t.now, t.now + ? * interval '1 millisecond'
+              FROM (SELECT coalesce(?::timestamptz, now()) AS now) t
+            ON CONFLICT (role) DO UPDATE
+               SET leader_id = EXCLUDED.leader_id,
+                   term = CASE WHEN l.leader_id = EXCLUDED.leader_id AND l.expires_at > EXCLUDED.elected_at
+                               THEN l.term ELSE l.term + 1 END,
+                   elected_at = CASE WHEN l.leader_id = EXCLUDED.leader_id AND l.expires_at > EXCLUDED.elected_at
+                                     THEN l.elected_at ELSE EXCLUDED.elected_at END,
+                   expires_at = EXCLUDED.expires_at
+             WHERE l.leader_id = EXCLUDED.leader_id OR l.expires_at <= EXCLUDED.elected_at
+            RETURNING term""";
+
+    private static final String LEADER_RESIGN = """
+            DELETE FROM {{schema}}.leaders WHERE role = ? AND leader_id = ?""";
+
+    private static final String LEADER_FIND = """
+            SELECT leader_id, term, elected_at, expires_at FROM {{schema}}.leaders
+             WHERE role = ? AND expires_at > now()""";
+
+    /* Cancelling moves a waiting or running job to the history at once; a worker still running it
+       finds out at its next heartbeat (the fenced update matches nothing) and interrupts it. */
+    private static final String JOB_CANCEL = """
+            WITH gone AS (
+                DELETE FROM {{schema}}.jobs WHERE id = ? RETURNING *
+            ), moved AS (
+                INSERT INTO {{schema}}.job_history (%1$s, state)
+                SELECT %1$s, 'cancelled' FROM gone
+            )
+            SELECT state, queue FROM gone""".formatted(JOB_COLUMNS);
+
     private static final String SCHEMA_VERSION = """
             SELECT coalesce(max(version), 0) FROM {{schema}}.schema_migrations""";
-
-    private static final String NOW = "SELECT now()";
 
     public final String jobInsertMany;
     public final String jobReserveIds;
@@ -225,7 +264,10 @@ public final class Sql {
     public final String deadJobDeleteExpired;
     public final String jobFind;
     public final String schemaVersion;
-    public final String now;
+    public final String leaderAttemptElect;
+    public final String leaderResign;
+    public final String leaderFind;
+    public final String jobCancel;
 
     private Sql(SchemaName schema) {
         jobInsertMany = bind(JOB_INSERT_SELECT, schema);
@@ -248,7 +290,10 @@ public final class Sql {
         deadJobDeleteExpired = bind(DEAD_JOB_DELETE_EXPIRED, schema);
         jobFind = bind(JOB_FIND, schema);
         schemaVersion = bind(SCHEMA_VERSION, schema);
-        now = NOW;
+        leaderAttemptElect = bind(LEADER_ATTEMPT_ELECT, schema);
+        leaderResign = bind(LEADER_RESIGN, schema);
+        leaderFind = bind(LEADER_FIND, schema);
+        jobCancel = bind(JOB_CANCEL, schema);
     }
 
     public static Sql forSchema(SchemaName schema) {
