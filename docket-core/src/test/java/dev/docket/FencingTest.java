@@ -166,6 +166,27 @@ class FencingTest extends DocketTest {
         assertThat(store.jobHeartbeatMany(A, List.of(), LEASE)).isEmpty();
     }
 
+    /** Once a running job is cancelled, its worker's heartbeat and every outcome it writes are fenced out. */
+    @Test
+    void cancelledJobFencesOutItsWorker() throws Exception {
+        long id = docket.enqueue("k", null);
+        Fence fence = claimOne(A);
+
+        assertThat(docket.cancel(id)).isTrue();
+
+        assertThat(store.jobHeartbeatMany(A, List.of(fence), LEASE)).isEmpty();
+        for (Outcome outcome : List.of(new Outcome.Completed(fence), new Outcome.Retry(fence, 0, "late"),
+                new Outcome.Dead(fence, "late", "late"), new Outcome.Released(fence))) {
+            assertThat(store.writeOutcomes(A, List.of(outcome), true)).as("%s", outcome).isEmpty();
+        }
+        JobInfo job = docket.job(id).orElseThrow();
+        assertThat(job.state()).isEqualTo(JobState.CANCELLED);
+        assertThat(queryLong("SELECT count(*) FROM {s}.job_history WHERE id = ?", id)).isEqualTo(1);
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isZero();
+        assertThat(queryLong("SELECT count(*) FROM {s}.dead_jobs")).isZero();
+        assertThat(docket.cancel(id)).as("cancelling twice").isFalse();
+    }
+
     /** Rescue leaves running jobs with a live lease alone. */
     @Test
     void rescueIgnoresUnexpiredLeases() throws Exception {
