@@ -135,9 +135,9 @@ class EnqueueTest extends DocketTest {
         Docket docket = docket();
         List<NewJob> jobs = new ArrayList<>();
         IntStream.range(0, 99).forEach(i -> jobs.add(NewJob.of("indexed", new Indexed(i))));
-        jobs.add(NewJob.of("bad\nkind", new Indexed(99)));
+        jobs.add(NewJob.of("indexed", "x".repeat(300 * 1024)));
 
-        assertThatIllegalArgumentException().isThrownBy(() -> docket.enqueueAll(jobs)).withMessageContaining("kind");
+        assertThatIllegalArgumentException().isThrownBy(() -> docket.enqueueAll(jobs)).withMessageContaining("payload");
 
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isZero();
     }

@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -234,15 +233,13 @@ public final class JobStore {
                 case Outcome.Released r -> released.add(r.fence());
             }
         }
-        Map<Long, Fence> byId = new LinkedHashMap<>();
-        outcomes.forEach(o -> byId.put(o.fence().id(), o.fence()));
         Set<Fence> applied = new HashSet<>();
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
                 if (!completed.isEmpty()) {
-                    collectIds(fenced(c, keepHistory ? sql.jobCompleteManyToHistory : sql.jobCompleteManyDiscard,
-                            workerId, completed), byId, applied);
+                    collectFences(fenced(c, keepHistory ? sql.jobCompleteManyToHistory : sql.jobCompleteManyDiscard,
+                            workerId, completed), applied);
                 }
                 if (!retries.isEmpty()) {
                     try (PreparedStatement ps = c.prepareStatement(sql.jobRetryMany)) {
@@ -251,7 +248,7 @@ public final class JobStore {
                         ps.setArray(3, c.createArrayOf("bigint", retries.stream().map(Outcome.Retry::delayMillis).toArray()));
                         ps.setArray(4, c.createArrayOf("text", retries.stream().map(Outcome.Retry::error).toArray()));
                         ps.setString(5, workerId);
-                        collectIds(ps, byId, applied);
+                        collectFences(ps, applied);
                     }
                 }
                 if (!dead.isEmpty()) {
@@ -261,11 +258,11 @@ public final class JobStore {
                         ps.setArray(3, c.createArrayOf("text", dead.stream().map(Outcome.Dead::error).toArray()));
                         ps.setArray(4, c.createArrayOf("text", dead.stream().map(Outcome.Dead::reason).toArray()));
                         ps.setString(5, workerId);
-                        collectIds(ps, byId, applied);
+                        collectFences(ps, applied);
                     }
                 }
                 if (!released.isEmpty()) {
-                    collectIds(fenced(c, sql.jobReleaseMany, workerId, released), byId, applied);
+                    collectFences(fenced(c, sql.jobReleaseMany, workerId, released), applied);
                 }
                 c.commit();
             } catch (SQLException | RuntimeException e) {
@@ -285,11 +282,11 @@ public final class JobStore {
         return ps;
     }
 
-    private static void collectIds(PreparedStatement ps, Map<Long, Fence> byId, Set<Fence> applied)
-            throws SQLException {
+    /** Reads the (id, attempt) fences a fenced statement matched. */
+    private static void collectFences(PreparedStatement ps, Set<Fence> applied) throws SQLException {
         try (ps; ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                applied.add(byId.get(rs.getLong(1)));
+                applied.add(new Fence(rs.getLong(1), rs.getInt(2)));
             }
         }
     }
@@ -308,8 +305,6 @@ public final class JobStore {
         if (fences.isEmpty()) {
             return held;
         }
-        Map<Long, Fence> byId = new HashMap<>();
-        fences.forEach(f -> byId.put(f.id(), f));
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(sql.jobHeartbeatMany)) {
@@ -317,7 +312,7 @@ public final class JobStore {
                 ps.setArray(2, c.createArrayOf("int4", fences.stream().map(Fence::attempt).toArray()));
                 ps.setArray(3, c.createArrayOf("bigint", leases.stream().map(Duration::toMillis).toArray()));
                 ps.setString(4, workerId);
-                collectIds(ps, byId, held);
+                collectFences(ps, held);
             }
         }
         return held;

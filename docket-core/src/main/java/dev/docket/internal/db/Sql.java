@@ -64,7 +64,10 @@ public final class Sql {
             RETURNING id, queue, kind, payload::text, payload_version, priority, run_at, attempt, max_attempts,
                       tenant, metadata::text, lease_until""";
 
-    /** Fenced: a row matches only while this worker still holds this attempt's claim. */
+    /**
+     * Fenced: a row matches only while this worker still holds this attempt's claim. Fenced
+     * statements return the (id, attempt) fences that matched.
+     */
     private static final String FENCE = """
             j.id = f.id AND j.attempt = f.attempt AND j.locked_by = ? AND j.state = 'running'""";
 
@@ -78,13 +81,13 @@ public final class Sql {
                 INSERT INTO {{schema}}.job_history (%s, state)
                 SELECT %s, 'completed' FROM done
             )
-            SELECT id FROM done""".formatted(FENCE, JOB_COLUMNS, JOB_COLUMNS);
+            SELECT id, attempt FROM done""".formatted(FENCE, JOB_COLUMNS, JOB_COLUMNS);
 
     private static final String JOB_COMPLETE_MANY_DISCARD = """
             DELETE FROM {{schema}}.jobs j
              USING unnest(?::bigint[], ?::int[]) AS f(id, attempt)
              WHERE %s
-            RETURNING j.id""".formatted(FENCE);
+            RETURNING j.id, j.attempt""".formatted(FENCE);
 
     /* Retries go to 'scheduled': only due jobs are 'ready', which keeps the claim free of a run_at filter. */
     private static final String JOB_RETRY_MANY = """
@@ -96,7 +99,7 @@ public final class Sql {
                        'attempt', j.attempt, 'at', now(), 'error', f.error, 'worker', j.locked_by))
               FROM unnest(?::bigint[], ?::int[], ?::bigint[], ?::text[]) AS f(id, attempt, delay_ms, error)
              WHERE %s
-            RETURNING j.id""".formatted(FENCE);
+            RETURNING j.id, j.attempt""".formatted(FENCE);
 
     private static final String DEAD_JOB_INSERT_FROM_JOBS = """
             WITH gone AS (
@@ -112,7 +115,7 @@ public final class Sql {
                        'attempt', attempt, 'at', now(), 'error', f_error, 'worker', locked_by)),
                    created_at, attempted_at, f_reason
               FROM gone
-            RETURNING id""".formatted(FENCE, JOB_COLUMNS);
+            RETURNING id, attempt""".formatted(FENCE, JOB_COLUMNS);
 
     /* A released job was interrupted by a shutdown, not failed: its attempt is given back. */
     private static final String JOB_RELEASE_MANY = """
@@ -120,7 +123,7 @@ public final class Sql {
                SET state = 'ready', attempt = j.attempt - 1, lease_until = NULL, locked_by = NULL
               FROM unnest(?::bigint[], ?::int[]) AS f(id, attempt)
              WHERE %s
-            RETURNING j.id""".formatted(FENCE);
+            RETURNING j.id, f.attempt""".formatted(FENCE);
 
     /* Touches only lease_until, which is in no index and no index predicate: a HOT update. */
     private static final String JOB_HEARTBEAT_MANY = """
@@ -128,7 +131,7 @@ public final class Sql {
                SET lease_until = now() + f.lease_ms * interval '1 millisecond'
               FROM unnest(?::bigint[], ?::int[], ?::bigint[]) AS f(id, attempt, lease_ms)
              WHERE %s
-            RETURNING j.id""".formatted(FENCE);
+            RETURNING j.id, j.attempt""".formatted(FENCE);
 
     private static final String JOB_PROMOTE_DUE = """
             WITH promoted AS (
