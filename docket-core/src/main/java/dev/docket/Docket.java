@@ -293,6 +293,11 @@ public final class Docket implements AutoCloseable {
         }
     }
 
+    /** Listings, statistics and dead-letter replay; see {@link DocketAdmin}. */
+    public DocketAdmin admin() {
+        return new DocketAdmin(store);
+    }
+
     /** The retry policy of {@code kind}: the one configured for it, else the default. */
     public RetryPolicy retryPolicy(String kind) {
         return retryPolicies.getOrDefault(kind, defaultRetryPolicy);
