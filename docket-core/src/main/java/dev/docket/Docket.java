@@ -113,33 +113,22 @@ public final class Docket implements AutoCloseable {
     /** The schema version in the database; 0 when Docket's tables do not exist. */
     public int schemaVersion() {
         try (Connection c = dataSource.getConnection()) {
-            return schemaVersion(c);
+            return store.schemaVersion(c);
         } catch (SQLException e) {
             throw new DocketException("docket: cannot read the schema version: " + e.getMessage(), e);
         }
     }
 
-    private int schemaVersion(Connection c) throws SQLException {
-        try {
-            return store.schemaVersion(c);
-        } catch (SQLException e) {
-            if ("42P01".equals(e.getSQLState()) || "3F000".equals(e.getSQLState())) {
-                return 0;
-            }
-            throw e;
-        }
-    }
-
     /**
      * Throws a message saying what to run unless the database schema is the version this build needs.
-     * Checked once per instance, on a connection of its own: a failed check must never abort a
-     * caller's transaction.
+     * Checked once per instance, with statements that cannot fail, so a check inside a caller's
+     * transaction never aborts it.
      */
-    void requireSchema() {
+    void requireSchema(Connection c) throws SQLException {
         if (schemaChecked) {
             return;
         }
-        int found = schemaVersion();
+        int found = store.schemaVersion(c);
         int wanted = supportedSchemaVersion();
         if (found < wanted) {
             throw new DocketException("docket: schema " + schema.name() + " is at version " + found
@@ -151,6 +140,14 @@ public final class Docket implements AutoCloseable {
                     + ", newer than this Docket supports (" + wanted + "): upgrade Docket on this node");
         }
         schemaChecked = true;
+    }
+
+    void requireSchema() {
+        try (Connection c = dataSource.getConnection()) {
+            requireSchema(c);
+        } catch (SQLException e) {
+            throw new DocketException("docket: cannot check the schema version: " + e.getMessage(), e);
+        }
     }
 
     /** Enqueues a job with {@link JobOptions#defaults()} in its own transaction and returns its id. */
@@ -231,7 +228,7 @@ public final class Docket implements AutoCloseable {
         if (rows.isEmpty()) {
             return List.of();
         }
-        requireSchema();
+        requireSchema(c);
         List<Inserted> inserted = store.jobInsertMany(c, rows);
         List<Enqueued> ids = new ArrayList<>(inserted.size());
         Set<String> readyQueues = new LinkedHashSet<>();

@@ -219,7 +219,7 @@ public final class Worker implements AutoCloseable {
             if (job.isHandlerRunning()) {
                 log.warn("docket: job {} ({}) ignored the interrupt; releasing it anyway", job.fence().id(), job.job().kind());
                 job.markLost();
-                completer.submit(new Outcome.Released(job.fence()), written -> inFlight.remove(job));
+                completer.submit(new Outcome.Released(job.fence(), false), written -> inFlight.remove(job));
             }
         }
     }

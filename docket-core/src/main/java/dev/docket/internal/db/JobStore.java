@@ -226,13 +226,13 @@ public final class JobStore {
         List<Fence> completed = new ArrayList<>();
         List<Outcome.Retry> retries = new ArrayList<>();
         List<Outcome.Dead> dead = new ArrayList<>();
-        List<Fence> released = new ArrayList<>();
+        List<Outcome.Released> released = new ArrayList<>();
         for (Outcome o : outcomes) {
             switch (o) {
                 case Outcome.Completed done -> completed.add(done.fence());
                 case Outcome.Retry retry -> retries.add(retry);
                 case Outcome.Dead d -> dead.add(d);
-                case Outcome.Released r -> released.add(r.fence());
+                case Outcome.Released r -> released.add(r);
             }
         }
         Set<Fence> applied = new HashSet<>();
@@ -264,7 +264,13 @@ public final class JobStore {
                     }
                 }
                 if (!released.isEmpty()) {
-                    collectFences(fenced(c, sql.jobReleaseMany, workerId, released), applied);
+                    try (PreparedStatement ps = c.prepareStatement(sql.jobReleaseMany)) {
+                        ps.setArray(1, c.createArrayOf("bigint", released.stream().map(r -> r.fence().id()).toArray()));
+                        ps.setArray(2, c.createArrayOf("int4", released.stream().map(r -> r.fence().attempt()).toArray()));
+                        ps.setArray(3, c.createArrayOf("int4", released.stream().map(r -> r.giveBackAttempt() ? 1 : 0).toArray()));
+                        ps.setString(4, workerId);
+                        collectFences(ps, applied);
+                    }
                 }
                 c.commit();
             } catch (SQLException | RuntimeException e) {
@@ -479,6 +485,8 @@ public final class JobStore {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(sql.leaderAttemptElect)) {
+                // A renewal slower than a third of the lease is worth less than a retry.
+                ps.setQueryTimeout((int) Math.max(1, ttl.toSeconds() / 3));
                 ps.setString(1, role);
                 ps.setString(2, leaderId);
                 ps.setLong(3, ttl.toMillis());
@@ -681,8 +689,17 @@ public final class JobStore {
         });
     }
 
-    /** The schema version recorded by the migrator, 0 when Docket's tables do not exist. */
+    /**
+     * The schema version recorded by the migrator, 0 when Docket's tables do not exist. Neither
+     * statement can fail on a missing table, so this is safe inside a caller's transaction.
+     */
     public int schemaVersion(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.schemaVersionTable); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            if (rs.getString(1) == null) {
+                return 0;
+            }
+        }
         try (PreparedStatement ps = c.prepareStatement(sql.schemaVersion); ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getInt(1);

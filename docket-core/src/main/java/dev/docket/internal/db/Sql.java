@@ -117,11 +117,11 @@ public final class Sql {
               FROM gone
             RETURNING id, attempt""".formatted(FENCE, JOB_COLUMNS);
 
-    /* A released job was interrupted by a shutdown, not failed: its attempt is given back. */
+    /* A released job was interrupted by a shutdown, not failed: its attempt is given back if it stopped. */
     private static final String JOB_RELEASE_MANY = """
             UPDATE {{schema}}.jobs j
-               SET state = 'ready', attempt = j.attempt - 1, lease_until = NULL, locked_by = NULL
-              FROM unnest(?::bigint[], ?::int[]) AS f(id, attempt)
+               SET state = 'ready', attempt = j.attempt - f.give_back, lease_until = NULL, locked_by = NULL
+              FROM unnest(?::bigint[], ?::int[], ?::int[]) AS f(id, attempt, give_back)
              WHERE %s
             RETURNING j.id, f.attempt""".formatted(FENCE);
 
@@ -226,8 +226,9 @@ public final class Sql {
              WHERE l.leader_id = EXCLUDED.leader_id OR l.expires_at <= EXCLUDED.elected_at
             RETURNING term""";
 
+    /* Resigning expires the row rather than deleting it, so that the next holder's term is higher. */
     private static final String LEADER_RESIGN = """
-            DELETE FROM {{schema}}.leaders WHERE role = ? AND leader_id = ?""";
+            UPDATE {{schema}}.leaders SET expires_at = '-infinity' WHERE role = ? AND leader_id = ?""";
 
     private static final String LEADER_FIND = """
             SELECT leader_id, term, elected_at, expires_at FROM {{schema}}.leaders
@@ -341,6 +342,9 @@ public final class Sql {
               FROM {{schema}}.dead_jobs
              GROUP BY queue, kind""";
 
+    private static final String SCHEMA_VERSION_TABLE = """
+            SELECT to_regclass('{{schema}}.schema_migrations')::text""";
+
     private static final String SCHEMA_VERSION = """
             SELECT coalesce(max(version), 0) FROM {{schema}}.schema_migrations""";
 
@@ -363,6 +367,7 @@ public final class Sql {
     public final String historyDropPartitions;
     public final String deadJobDeleteExpired;
     public final String jobFind;
+    public final String schemaVersionTable;
     public final String schemaVersion;
     public final String leaderAttemptElect;
     public final String leaderResign;
@@ -396,6 +401,7 @@ public final class Sql {
         historyDropPartitions = bind(HISTORY_DROP_PARTITIONS, schema);
         deadJobDeleteExpired = bind(DEAD_JOB_DELETE_EXPIRED, schema);
         jobFind = bind(JOB_FIND, schema);
+        schemaVersionTable = bind(SCHEMA_VERSION_TABLE, schema);
         schemaVersion = bind(SCHEMA_VERSION, schema);
         leaderAttemptElect = bind(LEADER_ATTEMPT_ELECT, schema);
         leaderResign = bind(LEADER_RESIGN, schema);

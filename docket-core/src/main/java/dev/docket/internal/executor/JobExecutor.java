@@ -11,9 +11,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -48,8 +48,11 @@ public final class JobExecutor implements AutoCloseable {
         this.completer = completer;
         this.inFlight = inFlight;
         this.workerId = workerId;
-        this.timeouts = Executors.newSingleThreadScheduledExecutor(r ->
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r ->
                 Thread.ofPlatform().daemon().name("docket-timeouts-" + workerId).unstarted(r));
+        // Most attempts end long before their timeout: their cancelled timers must not pile up.
+        timer.setRemoveOnCancelPolicy(true);
+        this.timeouts = timer;
     }
 
     /** Starts the job's handler; {@code handlerDone} runs when the handler has returned or thrown. */
@@ -58,31 +61,41 @@ public final class JobExecutor implements AutoCloseable {
         Thread.ofVirtual().name("docket-job-" + job.id()).start(() -> run(running, handlerDone));
     }
 
+    /**
+     * Runs one attempt. The outcome reaches the completer before the slot is freed: a shutdown that
+     * sees every slot free must find every outcome already submitted.
+     */
     private void run(RunningJob running, Runnable handlerDone) {
-        ClaimedJob job = running.job();
-        Outcome outcome;
-        running.attach(Thread.currentThread());
-        HandlerBinding<?> binding = handlers.get(job.kind());
+        try {
+            ClaimedJob job = running.job();
+            Outcome outcome = attempt(running);
+            if (running.isLost()) {
+                log.warn("docket: job {} attempt {} ({}): lease lost while running; outcome discarded",
+                        job.id(), job.attempt(), job.kind());
+                inFlight.remove(running);
+                return;
+            }
+            completer.submit(outcome, written -> inFlight.remove(running));
+        } finally {
+            handlerDone.run();
+        }
+    }
+
+    private Outcome attempt(RunningJob running) {
+        HandlerBinding<?> binding = handlers.get(running.job().kind());
         Duration timeout = binding == null ? null : binding.options().timeout();
+        running.attach(Thread.currentThread());
         ScheduledFuture<?> timer = timeout == null ? null
                 : timeouts.schedule(running::timeOut, timeout.toNanos(), TimeUnit.NANOSECONDS);
         try {
-            outcome = attempt(running, binding, timeout);
+            return attempt(running, binding, timeout);
         } finally {
             if (timer != null) {
                 timer.cancel(false);
             }
             running.detach();
             Thread.interrupted();
-            handlerDone.run();
         }
-        if (running.isLost()) {
-            log.warn("docket: job {} attempt {} ({}): lease lost while running; outcome discarded",
-                    job.id(), job.attempt(), job.kind());
-            inFlight.remove(running);
-            return;
-        }
-        completer.submit(outcome, written -> inFlight.remove(running));
     }
 
     private Outcome attempt(RunningJob running, HandlerBinding<?> binding, Duration timeout) {
@@ -105,7 +118,7 @@ public final class JobExecutor implements AutoCloseable {
             return new Outcome.Dead(job.fence(), describe(e), "permanent failure: " + e.getMessage());
         } catch (Throwable e) {
             if (running.isReleasing()) {
-                return new Outcome.Released(job.fence());
+                return new Outcome.Released(job.fence(), true);
             }
             if (running.isTimedOut()) {
                 return failed(job, "timed out after " + timeout + " (the handler was interrupted)\n" + describe(e),

@@ -71,6 +71,8 @@ public final class Migrator {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try (Statement st = c.createStatement()) {
+                // Waiting for another node's migration is expected, whatever lock_timeout the role has.
+                st.execute("SET LOCAL lock_timeout = 0");
                 try (PreparedStatement lock = c.prepareStatement(LOCK)) {
                     lock.setString(1, "docket.migrate." + schema.name());
                     lock.execute();
