@@ -7,12 +7,11 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.docket.testing.DocketTest;
-import java.io.PrintWriter;
+import dev.docket.testing.HookedDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -289,7 +287,7 @@ class MigrationTest extends DocketTest {
     @Test
     void migrateWaitsForAnotherNodeEvenWhenSessionsHaveAShortLockTimeout() throws Exception {
         try (HikariDataSource pool = db.pool(2)) {
-            Docket docket = unmigrated(withSessionSetting(pool, "SET lock_timeout = '200ms'"));
+            Docket docket = unmigrated(HookedDataSource.withSessionSetting(pool, "SET lock_timeout = '200ms'"));
             try (Connection holder = dataSource().getConnection()) {
                 holder.setAutoCommit(false);
                 holdMigrationLock(holder);
@@ -320,57 +318,5 @@ class MigrationTest extends DocketTest {
             ps.setString(1, "docket.migrate." + schema);
             ps.execute();
         }
-    }
-
-    /** A data source that runs {@code setting} on every connection it hands out. */
-    private static DataSource withSessionSetting(DataSource pool, String setting) {
-        return new DataSource() {
-            @Override
-            public Connection getConnection() throws SQLException {
-                Connection c = pool.getConnection();
-                try (Statement st = c.createStatement()) {
-                    st.execute(setting);
-                }
-                return c;
-            }
-
-            @Override
-            public Connection getConnection(String username, String password) throws SQLException {
-                throw new SQLFeatureNotSupportedException();
-            }
-
-            @Override
-            public PrintWriter getLogWriter() {
-                return null;
-            }
-
-            @Override
-            public void setLogWriter(PrintWriter out) {
-            }
-
-            @Override
-            public void setLoginTimeout(int seconds) {
-            }
-
-            @Override
-            public int getLoginTimeout() {
-                return 0;
-            }
-
-            @Override
-            public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-                throw new SQLFeatureNotSupportedException();
-            }
-
-            @Override
-            public <T> T unwrap(Class<T> type) throws SQLException {
-                throw new SQLException("not a wrapper");
-            }
-
-            @Override
-            public boolean isWrapperFor(Class<?> type) {
-                return false;
-            }
-        };
     }
 }

@@ -4,11 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.docket.testing.DocketTest;
+import dev.docket.testing.HookedDataSource;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -102,6 +107,62 @@ class NotificationTest extends DocketTest {
         awaitListeningAndIdle(docket, docket, worker, recorder);
 
         Duration latency = enqueueAndAwaitPickup(docket, recorder, "after the listener was killed");
+
+        assertThat(latency).isLessThan(PROMPT);
+    }
+
+    @Test
+    void jobsEnqueuedWhileTheListenerIsDownArePickedUpWhenItReconnects() throws Exception {
+        Docket enqueuer = docket();
+        // The worker's connections pass a gate, so that the listener stays down until the test says.
+        AtomicReference<CountDownLatch> gate = new AtomicReference<>(new CountDownLatch(0));
+        DataSource gated = new HookedDataSource(dataSource(), () -> {
+            try {
+                gate.get().await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SQLException("interrupted at the gate", e);
+            }
+        }, c -> { });
+        Docket docket = closeAfter(Docket.builder(gated).schema(schema).build());
+        Recorder recorder = new Recorder();
+        Worker worker = listeningWorker(docket, recorder);
+        closeAfter(() -> gate.get().countDown());
+        awaitListeningAndIdle(enqueuer, docket, worker, recorder);
+        int oldPid = worker.listenerBackendPid();
+
+        gate.set(new CountDownLatch(1));
+        assertThat(queryLong("SELECT CASE WHEN pg_terminate_backend(?) THEN 1 ELSE 0 END", oldPid)).isEqualTo(1);
+        await("listener noticed its connection is gone").atMost(PROMPT).until(() -> !worker.isListening());
+        // Nobody listens now: this job's notification is lost; the re-listen must poll for it.
+        long id = enqueuer.enqueue("ping", new Ping(1));
+        assertThat(worker.isListening()).isFalse();
+        long t0 = System.nanoTime();
+        gate.get().countDown();
+
+        await("job enqueued while the listener was down").atMost(PROMPT).pollInterval(Duration.ofMillis(5))
+                .until(() -> recorder.ran(id));
+        System.out.printf("NotificationTest: pickup of a job enqueued while the listener was down, "
+                + "%.1f ms after the listener could reconnect%n", (recorder.startedAt.get(id) - t0) / 1e6);
+        assertThat(worker.isListening()).isTrue();
+        assertThat(worker.listenerBackendPid()).isNotEqualTo(oldPid);
+    }
+
+    /**
+     * Schema names may have 63 characters; NOTIFY channel names may not (NAMEDATALEN - 1 bytes), so
+     * the channel derived from the schema must stay within the limit: enqueue and pickup work.
+     */
+    @Test
+    void aSchemaWithALongNameEnqueuesAndWakesWorkers() {
+        String longSchema = (schema + "_" + "x".repeat(63)).substring(0, 63);
+        closeAfter(() -> db.execute("DROP SCHEMA IF EXISTS " + longSchema + " CASCADE"));
+        Docket docket = closeAfter(Docket.builder(dataSource()).schema(longSchema).build());
+        docket.migrate();
+        Recorder recorder = new Recorder();
+        Worker worker = listeningWorker(docket, recorder);
+
+        awaitListeningAndIdle(docket, docket, worker, recorder);
+        Duration latency = enqueueAndAwaitPickup(docket, recorder, "63-character schema name");
 
         assertThat(latency).isLessThan(PROMPT);
     }
