@@ -277,6 +277,27 @@ public final class Docket implements AutoCloseable {
         }
     }
 
+    /**
+     * Cancels a job that has not finished: it moves to the history as {@link JobState#CANCELLED} and
+     * never runs again. A running job's handler is interrupted when its worker next heartbeats (within
+     * the heartbeat interval); whatever it reports afterwards is discarded.
+     *
+     * @return true if this call cancelled the job; false if no live job has this id (unknown, or
+     *         already completed, cancelled or dead)
+     */
+    public boolean cancel(long id) {
+        try {
+            return store.jobCancel(id).isPresent();
+        } catch (SQLException e) {
+            throw new DocketException("docket: cancelling job " + id + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Listings, statistics and dead-letter replay; see {@link DocketAdmin}. */
+    public DocketAdmin admin() {
+        return new DocketAdmin(store);
+    }
+
     /** The retry policy of {@code kind}: the one configured for it, else the default. */
     public RetryPolicy retryPolicy(String kind) {
         return retryPolicies.getOrDefault(kind, defaultRetryPolicy);

@@ -7,6 +7,7 @@ import dev.docket.internal.executor.InFlight;
 import dev.docket.internal.executor.JobExecutor;
 import dev.docket.internal.executor.RunningJob;
 import dev.docket.internal.heartbeat.Heartbeater;
+import dev.docket.internal.leader.LeaderElector;
 import dev.docket.internal.maintenance.Maintainer;
 import dev.docket.internal.notify.Notifier;
 import dev.docket.internal.producer.Producer;
@@ -46,9 +47,11 @@ public final class Worker implements AutoCloseable {
     private final Duration shutdownGrace;
     private final InFlight inFlight = new InFlight();
     private final Completer completer;
+    private final JobExecutor executor;
     private final Heartbeater heartbeater;
     private final List<Producer> producers = new ArrayList<>();
     private final Notifier notifier;
+    private final LeaderElector elector;
     private final Maintainer maintainer;
     private boolean closed;
 
@@ -58,7 +61,7 @@ public final class Worker implements AutoCloseable {
         this.shutdownGrace = b.shutdownGrace;
         this.completer = new Completer(docket.store(), workerId, !docket.historyRetention().isZero(), 1000);
         Map<String, HandlerBinding<?>> handlers = new HashMap<>(b.handlers);
-        JobExecutor executor = new JobExecutor(handlers, docket::retryPolicy, docket.codec(), completer, inFlight, workerId);
+        this.executor = new JobExecutor(handlers, docket::retryPolicy, docket.codec(), completer, inFlight, workerId);
         Map<String, Runnable> wakers = new HashMap<>();
         b.queues.forEach((queue, concurrency) -> {
             Producer p = new Producer(queue, concurrency, Math.min(concurrency, b.maxClaimBatch), b.pollInterval,
@@ -66,19 +69,37 @@ public final class Worker implements AutoCloseable {
             producers.add(p);
             wakers.put(queue, p::jobsAvailable);
         });
-        this.heartbeater = new Heartbeater(docket.store(), inFlight, workerId, b.lease, b.heartbeatInterval);
+        this.heartbeater = new Heartbeater(docket.store(), inFlight, workerId, b.lease, executor::leaseOf,
+                b.heartbeatInterval);
         this.notifier = b.listen ? new Notifier(docket.store().dataSource(), docket.schemaName().channel(), wakers,
                 Duration.ofSeconds(10)) : null;
-        this.maintainer = b.maintenance ? new Maintainer(docket.store(), b.maintenanceInterval,
-                docket.historyRetention(), docket.deadJobRetention()) : null;
+        if (b.maintenance) {
+            this.maintainer = new Maintainer(docket.store(), b.maintenanceInterval, docket.historyRetention(),
+                    docket.deadJobRetention());
+            this.elector = new LeaderElector(docket.store(), "maintainer", workerId, b.leaderLease,
+                    new LeaderElector.Listener() {
+                        @Override
+                        public void elected(long term) {
+                            maintainer.start();
+                        }
+
+                        @Override
+                        public void deposed() {
+                            maintainer.stop();
+                        }
+                    });
+        } else {
+            this.elector = null;
+            this.maintainer = null;
+        }
     }
 
     private Worker start() {
         docket.requireSchema();
         completer.start();
         heartbeater.start();
-        if (maintainer != null) {
-            maintainer.start();
+        if (elector != null) {
+            elector.start();
         }
         if (notifier != null) {
             notifier.start();
@@ -98,6 +119,34 @@ public final class Worker implements AutoCloseable {
     /** Jobs claimed by this worker whose outcome is not written yet. */
     public int inFlight() {
         return inFlight.size();
+    }
+
+    /** Whether this worker is the cluster's maintenance leader now. */
+    public boolean isLeader() {
+        return elector != null && elector.isLeader();
+    }
+
+    /** What each of this worker's services is doing; see {@link WorkerHealth}. */
+    public WorkerHealth health() {
+        Map<String, Integer> failing = new LinkedHashMap<>();
+        producers.forEach(p -> addFailures(failing, "producer:" + p.queue(), p.consecutiveFailures()));
+        addFailures(failing, "completer", completer.consecutiveFailures());
+        addFailures(failing, "heartbeat", heartbeater.consecutiveFailures());
+        if (notifier != null) {
+            addFailures(failing, "listener", notifier.consecutiveFailures());
+        }
+        if (elector != null) {
+            addFailures(failing, "leader-election", elector.consecutiveFailures());
+            addFailures(failing, "maintenance", maintainer.consecutiveFailures());
+        }
+        boolean healthy = failing.values().stream().allMatch(n -> n < WorkerHealth.FAILURE_THRESHOLD);
+        return new WorkerHealth(healthy, workerId, isLeader(), isListening(), inFlight.size(), failing);
+    }
+
+    private static void addFailures(Map<String, Integer> failing, String service, int failures) {
+        if (failures > 0) {
+            failing.put(service, failures);
+        }
     }
 
     /** Whether the listener connection is up (always false with notifications off). */
@@ -124,8 +173,8 @@ public final class Worker implements AutoCloseable {
         if (notifier != null) {
             notifier.stop();
         }
-        if (maintainer != null) {
-            maintainer.stop();
+        if (elector != null) {
+            elector.stop();
         }
         try {
             boolean idle = awaitHandlers(deadline);
@@ -137,6 +186,7 @@ public final class Worker implements AutoCloseable {
             releaseUnfinished();
         }
         completer.stop(Duration.ofSeconds(10));
+        executor.close();
         heartbeater.stop();
         docket.unregister(this);
         log.info("docket: worker {} stopped", workerId);
@@ -186,6 +236,7 @@ public final class Worker implements AutoCloseable {
         private Duration heartbeatInterval;
         private Duration shutdownGrace = Duration.ofSeconds(10);
         private Duration maintenanceInterval = Duration.ofSeconds(1);
+        private Duration leaderLease = Duration.ofSeconds(10);
         private boolean listen = true;
         private boolean maintenance = true;
         private int maxClaimBatch = 100;
@@ -215,13 +266,19 @@ public final class Worker implements AutoCloseable {
          * on the {@link Docket}.
          */
         public <T> Builder handler(String kind, Class<T> payloadType, JobHandler<T> handler) {
+            return handler(kind, payloadType, handler, HandlerOptions.defaults());
+        }
+
+        /** Like {@link #handler(String, Class, JobHandler)}, with a per-kind lease and timeout. */
+        public <T> Builder handler(String kind, Class<T> payloadType, JobHandler<T> handler, HandlerOptions options) {
             Docket.checkKind(kind);
             Objects.requireNonNull(payloadType, "payloadType");
             Objects.requireNonNull(handler, "handler");
+            Objects.requireNonNull(options, "options");
             if (handlers.containsKey(kind)) {
                 throw new IllegalArgumentException("a handler for kind '" + kind + "' is already registered");
             }
-            handlers.put(kind, new HandlerBinding<>(payloadType, handler, docket.retryPolicy(kind)));
+            handlers.put(kind, new HandlerBinding<>(payloadType, handler, docket.retryPolicy(kind), options));
             return this;
         }
 
@@ -263,11 +320,25 @@ public final class Worker implements AutoCloseable {
         }
 
         /**
-         * Whether this worker also runs maintenance (due scheduled jobs to ready, rescue of expired
-         * leases, history partitions, retention), default true. Safe on many nodes at once.
+         * Whether this worker takes part in the election of the cluster's maintenance leader, default
+         * true. The one leader makes due scheduled jobs ready, rescues jobs whose lease expired, and
+         * applies retention; at least one node must have this on.
          */
         public Builder maintenance(boolean maintenance) {
             this.maintenance = maintenance;
+            return this;
+        }
+
+        /**
+         * How long the maintenance leader's lease lasts, default 10 s (renewed every third of it):
+         * a leader that dies is replaced within this time; one that stops resigns at once.
+         */
+        public Builder leaderLease(Duration lease) {
+            Docket.Builder.positive("leaderLease", lease);
+            if (lease.compareTo(Duration.ofMillis(300)) < 0) {
+                throw new IllegalArgumentException("leaderLease must be at least 300ms, was " + lease);
+            }
+            this.leaderLease = lease;
             return this;
         }
 

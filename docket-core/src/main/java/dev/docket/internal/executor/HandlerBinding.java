@@ -1,12 +1,14 @@
 package dev.docket.internal.executor;
 
+import dev.docket.HandlerOptions;
 import dev.docket.JobContext;
 import dev.docket.JobHandler;
 import dev.docket.RetryPolicy;
 import dev.docket.internal.json.PayloadCodec;
 
-/** A handler with the payload type it reads and the retry policy of its kind. */
-public record HandlerBinding<T>(Class<T> payloadType, JobHandler<T> handler, RetryPolicy retryPolicy) {
+/** A handler with the payload type it reads, the retry policy of its kind and its per-kind options. */
+public record HandlerBinding<T>(Class<T> payloadType, JobHandler<T> handler, RetryPolicy retryPolicy,
+                                HandlerOptions options) {
 
     /** Reads the payload; an {@link IllegalArgumentException} says why it does not map (without its content). */
     Object decode(PayloadCodec codec, String payloadJson) {

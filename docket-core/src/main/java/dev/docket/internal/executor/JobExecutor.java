@@ -9,8 +9,13 @@ import dev.docket.internal.db.Outcome;
 import dev.docket.internal.json.PayloadCodec;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,9 +24,10 @@ import org.slf4j.LoggerFactory;
  * Runs each claimed job's handler on a virtual thread of its own and turns what the handler did
  * into an {@link Outcome} for the completer: return = completed; {@link PermanentJobFailure} or a
  * payload that does not map = dead; any other throwable = retry after the kind's backoff, or dead
- * once the job's attempts are used up; interrupted by shutdown = released.
+ * once the job's attempts are used up; interrupted by shutdown = released; interrupted by its kind's
+ * timeout = a failed attempt with a timeout error.
  */
-public final class JobExecutor {
+public final class JobExecutor implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JobExecutor.class);
     private static final int MAX_ERROR_CHARS = 4000;
@@ -32,6 +38,7 @@ public final class JobExecutor {
     private final Completer completer;
     private final InFlight inFlight;
     private final String workerId;
+    private final ScheduledExecutorService timeouts;
 
     public JobExecutor(Map<String, HandlerBinding<?>> handlers, Function<String, RetryPolicy> retryPolicies,
                        PayloadCodec codec, Completer completer, InFlight inFlight, String workerId) {
@@ -41,6 +48,8 @@ public final class JobExecutor {
         this.completer = completer;
         this.inFlight = inFlight;
         this.workerId = workerId;
+        this.timeouts = Executors.newSingleThreadScheduledExecutor(r ->
+                Thread.ofPlatform().daemon().name("docket-timeouts-" + workerId).unstarted(r));
     }
 
     /** Starts the job's handler; {@code handlerDone} runs when the handler has returned or thrown. */
@@ -53,9 +62,16 @@ public final class JobExecutor {
         ClaimedJob job = running.job();
         Outcome outcome;
         running.attach(Thread.currentThread());
+        HandlerBinding<?> binding = handlers.get(job.kind());
+        Duration timeout = binding == null ? null : binding.options().timeout();
+        ScheduledFuture<?> timer = timeout == null ? null
+                : timeouts.schedule(running::timeOut, timeout.toNanos(), TimeUnit.NANOSECONDS);
         try {
-            outcome = attempt(running);
+            outcome = attempt(running, binding, timeout);
         } finally {
+            if (timer != null) {
+                timer.cancel(false);
+            }
             running.detach();
             Thread.interrupted();
             handlerDone.run();
@@ -69,9 +85,8 @@ public final class JobExecutor {
         completer.submit(outcome, written -> inFlight.remove(running));
     }
 
-    private Outcome attempt(RunningJob running) {
+    private Outcome attempt(RunningJob running, HandlerBinding<?> binding, Duration timeout) {
         ClaimedJob job = running.job();
-        HandlerBinding<?> binding = handlers.get(job.kind());
         if (binding == null) {
             return failed(job, "no handler for kind '" + job.kind() + "' on worker " + workerId,
                     retryPolicies.apply(job.kind()));
@@ -92,8 +107,34 @@ public final class JobExecutor {
             if (running.isReleasing()) {
                 return new Outcome.Released(job.fence());
             }
+            if (running.isTimedOut()) {
+                return failed(job, "timed out after " + timeout + " (the handler was interrupted)\n" + describe(e),
+                        binding.retryPolicy());
+            }
             return failed(job, describe(e), binding.retryPolicy());
         }
+    }
+
+    /** The lease a claim of {@code kind} takes, or null for the worker's. */
+    public Duration leaseOf(String kind) {
+        HandlerBinding<?> binding = handlers.get(kind);
+        return binding == null ? null : binding.options().lease();
+    }
+
+    /** Kinds with a lease of their own, and those leases. */
+    public Map<String, Duration> kindLeases() {
+        Map<String, Duration> leases = new java.util.HashMap<>();
+        handlers.forEach((kind, binding) -> {
+            if (binding.options().lease() != null) {
+                leases.put(kind, binding.options().lease());
+            }
+        });
+        return leases;
+    }
+
+    @Override
+    public void close() {
+        timeouts.shutdownNow();
     }
 
     private Outcome failed(ClaimedJob job, String error, RetryPolicy policy) {

@@ -10,6 +10,7 @@ public final class RunningJob {
     private volatile Thread thread;
     private volatile boolean lost;
     private volatile boolean releasing;
+    private volatile boolean timedOut;
 
     RunningJob(ClaimedJob job) {
         this.job = job;
@@ -41,6 +42,16 @@ public final class RunningJob {
 
     public boolean isReleasing() {
         return releasing;
+    }
+
+    /** The attempt ran past its kind's timeout: stop the handler and fail the attempt. */
+    void timeOut() {
+        timedOut = true;
+        interrupt();
+    }
+
+    boolean isTimedOut() {
+        return timedOut;
     }
 
     void attach(Thread t) {

@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,13 +26,17 @@ public final class Heartbeater extends PeriodicService {
     private final InFlight inFlight;
     private final String workerId;
     private final Duration lease;
+    private final Function<String, Duration> kindLease;
 
-    public Heartbeater(JobStore store, InFlight inFlight, String workerId, Duration lease, Duration interval) {
+    /** {@code kindLease} gives a kind's own lease, or null for the worker's {@code lease}. */
+    public Heartbeater(JobStore store, InFlight inFlight, String workerId, Duration lease,
+                       Function<String, Duration> kindLease, Duration interval) {
         super("docket-heartbeat-" + workerId, interval, log);
         this.store = store;
         this.inFlight = inFlight;
         this.workerId = workerId;
         this.lease = lease;
+        this.kindLease = kindLease;
     }
 
     @Override
@@ -41,7 +46,11 @@ public final class Heartbeater extends PeriodicService {
             return;
         }
         List<Fence> fences = jobs.stream().map(RunningJob::fence).toList();
-        Set<Fence> held = store.jobHeartbeatMany(workerId, fences, lease);
+        List<Duration> leases = jobs.stream().map(j -> {
+            Duration own = kindLease.apply(j.job().kind());
+            return own != null ? own : lease;
+        }).toList();
+        Set<Fence> held = store.jobHeartbeatMany(workerId, fences, leases);
         for (RunningJob job : jobs) {
             if (!held.contains(job.fence()) && job.isHandlerRunning()) {
                 log.warn("docket: job {} attempt {} ({}): lease lost; interrupting its handler",

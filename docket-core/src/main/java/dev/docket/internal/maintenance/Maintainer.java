@@ -76,11 +76,11 @@ public final class Maintainer extends PeriodicService {
     /** Creates the coming days' history partitions and applies the retention of history and dead jobs. */
     public void housekeeping() throws SQLException {
         store.historyCreatePartitions(3);
-        if (!historyRetention.isZero()) {
-            int dropped = store.historyDropPartitions(historyRetention);
-            if (dropped > 0) {
-                log.info("docket: dropped {} expired history partitions", dropped);
-            }
+        // With retention zero only cancelled jobs reach the history; they are kept for a day.
+        Duration retention = historyRetention.isZero() ? Duration.ofDays(1) : historyRetention;
+        int dropped = store.historyDropPartitions(retention);
+        if (dropped > 0) {
+            log.info("docket: dropped {} expired history partitions", dropped);
         }
         while (store.deadJobDeleteExpired(deadJobRetention, PAGE) == PAGE) {
             log.debug("docket: deleted a page of expired dead jobs");

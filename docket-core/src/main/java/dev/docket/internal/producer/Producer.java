@@ -6,6 +6,7 @@ import dev.docket.internal.executor.JobExecutor;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +32,7 @@ public final class Producer {
     private final int maxBatch;
     private final Duration pollInterval;
     private final Duration lease;
+    private final Map<String, Duration> kindLeases;
     private final String workerId;
     private final JobStore store;
     private final JobExecutor executor;
@@ -50,6 +52,7 @@ public final class Producer {
         this.maxBatch = maxBatch;
         this.pollInterval = pollInterval;
         this.lease = lease;
+        this.kindLeases = executor.kindLeases();
         this.workerId = workerId;
         this.store = store;
         this.executor = executor;
@@ -115,7 +118,7 @@ public final class Producer {
         if (want == 0) {
             return 0;
         }
-        List<ClaimedJob> jobs = store.jobClaim(queue, want, lease, workerId);
+        List<ClaimedJob> jobs = store.jobClaim(queue, want, lease, kindLeases, workerId);
         for (ClaimedJob job : jobs) {
             slots.acquireUninterruptibly();
             executor.execute(job, this::slotFreed);

@@ -62,6 +62,11 @@ public abstract class PeriodicService {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        afterStop();
+    }
+
+    /** Runs once the loop has ended, on the thread that called {@link #stop()}. */
+    protected void afterStop() {
     }
 
     /** Runs the next round now instead of at the end of the interval. */

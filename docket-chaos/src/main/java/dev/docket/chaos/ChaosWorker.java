@@ -1,0 +1,82 @@
+package dev.docket.chaos;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.docket.Docket;
+import dev.docket.Worker;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * One worker process of the chaos harness. Every execution of a job first records
+ * {@code (job_id, attempt, worker)} in the ledger, then "works" for the job's {@code workMs}; a
+ * {@code poison} job halts the JVM as a crashing job would. SIGTERM closes the worker gracefully.
+ *
+ * <pre>java -cp docket-chaos.jar dev.docket.chaos.ChaosWorker JDBC_URL WORKER_NAME LEASE_MS CONCURRENCY</pre>
+ */
+public final class ChaosWorker {
+
+    record Work(int n, int workMs) {
+    }
+
+    private ChaosWorker() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String url = args[0];
+        String name = args[1];
+        Duration lease = Duration.ofMillis(Long.parseLong(args[2]));
+        int concurrency = Integer.parseInt(args[3]);
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername("postgres");
+        config.setMaximumPoolSize(concurrency + 6);
+        config.setConnectionTimeout(3_000);
+        config.setPoolName("chaos-" + name);
+        // Retry the initial connection instead of failing while PostgreSQL restarts.
+        config.setInitializationFailTimeout(-1);
+        HikariDataSource dataSource = new HikariDataSource(config);
+        Docket docket = Docket.builder(dataSource).schema(ChaosHarness.SCHEMA).build();
+        Worker worker = docket.worker()
+                .workerId(name)
+                .queue("default", concurrency)
+                .lease(lease)
+                .heartbeatInterval(lease.dividedBy(5))
+                // Leader failover must fit inside a job lease, so that a killed leader's jobs are not late.
+                .leaderLease(lease.dividedBy(2))
+                .maintenanceInterval(Duration.ofMillis(200))
+                .pollInterval(Duration.ofMillis(500))
+                .shutdownGrace(Duration.ofSeconds(5))
+                .handler("chaos", Work.class, (work, ctx) -> {
+                    record(dataSource, ctx.jobId(), ctx.attempt(), name);
+                    Thread.sleep(work.workMs());
+                })
+                .handler("poison", Work.class, (work, ctx) -> {
+                    record(dataSource, ctx.jobId(), ctx.attempt(), name);
+                    Runtime.getRuntime().halt(70);
+                })
+                .start();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            worker.close();
+            docket.close();
+            dataSource.close();
+            stopped.countDown();
+        }));
+        System.out.println("ready " + name);
+        stopped.await();
+    }
+
+    private static void record(HikariDataSource dataSource, long jobId, int attempt, String worker) throws Exception {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement(
+                     "INSERT INTO " + ChaosHarness.SCHEMA + ".ledger (job_id, attempt, worker) VALUES (?, ?, ?)")) {
+            ps.setLong(1, jobId);
+            ps.setInt(2, attempt);
+            ps.setString(3, worker);
+            ps.executeUpdate();
+        }
+    }
+}
