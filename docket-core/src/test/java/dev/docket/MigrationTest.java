@@ -62,12 +62,17 @@ class MigrationTest extends DocketTest {
         Docket docket = unmigrated();
         assertThat(docket.schemaVersion()).isZero();
 
-        assertThat(docket.migrate()).isEqualTo(1);
+        int supported = Docket.supportedSchemaVersion();
+        assertThat(supported).isPositive();
+
+        assertThat(docket.migrate()).as("migrations applied to a fresh schema").isEqualTo(supported);
         assertThat(docket.migrate()).isZero();
 
-        assertThat(queryLong("SELECT count(*) FROM {s}.schema_migrations")).isEqualTo(1);
-        assertThat(queryLong("SELECT max(version) FROM {s}.schema_migrations")).isEqualTo(1);
-        assertThat(docket.schemaVersion()).isEqualTo(Docket.supportedSchemaVersion()).isEqualTo(1);
+        assertThat(queryLong("SELECT count(*) FROM {s}.schema_migrations")).isEqualTo(supported);
+        assertThat(queryLong("SELECT count(DISTINCT version) FROM {s}.schema_migrations")).isEqualTo(supported);
+        assertThat(queryLong("SELECT min(version) FROM {s}.schema_migrations")).isEqualTo(1);
+        assertThat(queryLong("SELECT max(version) FROM {s}.schema_migrations")).isEqualTo(supported);
+        assertThat(docket.schemaVersion()).isEqualTo(supported);
         assertThat(unmigrated().migrate()).as("another instance").isZero();
     }
 
@@ -93,10 +98,12 @@ class MigrationTest extends DocketTest {
             applied.add(r.get(60, TimeUnit.SECONDS));
         }
 
-        assertThat(applied).containsOnly(0, 1);
-        assertThat(applied.stream().mapToInt(Integer::intValue).sum()).isEqualTo(1);
-        assertThat(queryLong("SELECT count(*) FROM {s}.schema_migrations")).isEqualTo(1);
-        assertThat(dockets).allSatisfy(d -> assertThat(d.schemaVersion()).isEqualTo(1));
+        int supported = Docket.supportedSchemaVersion();
+        assertThat(applied.stream().mapToInt(Integer::intValue).sum()).as("migrations applied by all nodes together: %s",
+                applied).isEqualTo(supported);
+        assertThat(queryLong("SELECT count(*) FROM {s}.schema_migrations")).isEqualTo(supported);
+        assertThat(queryLong("SELECT count(DISTINCT version) FROM {s}.schema_migrations")).isEqualTo(supported);
+        assertThat(dockets).allSatisfy(d -> assertThat(d.schemaVersion()).isEqualTo(supported));
         long id = dockets.get(3).enqueue("k", null);
         assertThat(dockets.get(7).job(id)).isPresent();
     }
@@ -274,9 +281,9 @@ class MigrationTest extends DocketTest {
             assertStillWaiting(migrating, Duration.ofSeconds(1));
             holder.rollback();
 
-            assertThat(migrating.get(30, TimeUnit.SECONDS)).isEqualTo(1);
+            assertThat(migrating.get(30, TimeUnit.SECONDS)).isEqualTo(Docket.supportedSchemaVersion());
         }
-        assertThat(docket.schemaVersion()).isEqualTo(1);
+        assertThat(docket.schemaVersion()).isEqualTo(Docket.supportedSchemaVersion());
     }
 
     /**
@@ -296,7 +303,7 @@ class MigrationTest extends DocketTest {
                 assertStillWaiting(migrating, Duration.ofSeconds(1));
                 holder.rollback();
 
-                assertThat(migrating.get(30, TimeUnit.SECONDS)).isEqualTo(1);
+                assertThat(migrating.get(30, TimeUnit.SECONDS)).isEqualTo(Docket.supportedSchemaVersion());
             }
         }
     }

@@ -272,7 +272,18 @@ class ClaimPlanTest extends DocketTest {
         }
     }
 
-    /** PREPAREs the claim exactly as Docket runs it, its JDBC parameters turned into $1..$4. */
+    /**
+     * The claim's parameters in order, as PREPARE types and EXECUTE values: kinds with a lease of
+     * their own and those leases (none here), the worker's lease, the worker, the queue, the limit.
+     */
+    private static final List<String> CLAIM_PARAMETER_TYPES =
+            List.of("text[]", "bigint[]", "bigint", "text", "text", "integer");
+
+    private static String claimArguments(int limit) {
+        return "'{}', '{}', 30000, 'plan-test', 'default', " + limit;
+    }
+
+    /** PREPAREs the claim exactly as Docket runs it, its JDBC parameters turned into $1, $2, ... */
     private void prepareClaim(Connection c) throws SQLException {
         String text = Sql.forSchema(new SchemaName(schema)).jobClaim;
         Matcher m = Pattern.compile("\\?").matcher(text);
@@ -282,9 +293,10 @@ class ClaimPlanTest extends DocketTest {
             m.appendReplacement(bound, Matcher.quoteReplacement("$" + ++n));
         }
         m.appendTail(bound);
-        assertThat(n).as("parameters of the claim").isEqualTo(4);
+        assertThat(n).as("parameters of the claim (update CLAIM_PARAMETER_TYPES when the claim changes)")
+                .isEqualTo(CLAIM_PARAMETER_TYPES.size());
         try (Statement st = c.createStatement()) {
-            st.execute("PREPARE docket_claim(bigint, text, text, integer) AS " + bound);
+            st.execute("PREPARE docket_claim(" + String.join(", ", CLAIM_PARAMETER_TYPES) + ") AS " + bound);
         }
     }
 
@@ -308,7 +320,7 @@ class ClaimPlanTest extends DocketTest {
 
     private static JsonNode explain(Connection c, String options, int limit) throws Exception {
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("EXPLAIN (" + options
-                + ", FORMAT JSON) EXECUTE docket_claim(30000, 'plan-test', 'default', " + limit + ")")) {
+                + ", FORMAT JSON) EXECUTE docket_claim(" + claimArguments(limit) + ")")) {
             rs.next();
             return JSON.readTree(rs.getString(1)).get(0).get("Plan");
         }
