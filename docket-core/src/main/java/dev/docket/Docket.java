@@ -177,18 +177,31 @@ public final class Docket implements AutoCloseable {
         return enqueueAll(tx, List.of(NewJob.of(kind, payload, options))).getFirst();
     }
 
+    /**
+     * Enqueues a job in its own transaction and says whether it inserted it or found a live job with
+     * the same unique key.
+     */
+    public Enqueued enqueueWithResult(String kind, Object payload, JobOptions options) {
+        return enqueueAllWithResult(List.of(NewJob.of(kind, payload, options))).getFirst();
+    }
+
     /** Enqueues many jobs in one transaction of their own, in one insert; returns their ids in order. */
     public List<Long> enqueueAll(List<NewJob> jobs) {
+        return enqueueAllWithResult(jobs).stream().map(Enqueued::id).toList();
+    }
+
+    /** Like {@link #enqueueAll(List)}, saying for each job whether it was inserted. */
+    public List<Enqueued> enqueueAllWithResult(List<NewJob> jobs) {
         List<InsertRow> rows = rows(jobs);
         try (Connection c = dataSource.getConnection()) {
             boolean single = rows.size() == 1;
             c.setAutoCommit(single);
             try {
-                List<Long> ids = insert(c, rows);
+                List<Enqueued> result = insert(c, rows);
                 if (!single) {
                     c.commit();
                 }
-                return ids;
+                return result;
             } catch (SQLException | RuntimeException e) {
                 if (!single) {
                     c.rollback();
@@ -208,22 +221,22 @@ public final class Docket implements AutoCloseable {
         Objects.requireNonNull(tx, "tx");
         List<InsertRow> rows = rows(jobs);
         try {
-            return insert(tx, rows);
+            return insert(tx, rows).stream().map(Enqueued::id).toList();
         } catch (SQLException e) {
             throw new DocketException("docket: enqueue failed: " + e.getMessage(), e);
         }
     }
 
-    private List<Long> insert(Connection c, List<InsertRow> rows) throws SQLException {
+    private List<Enqueued> insert(Connection c, List<InsertRow> rows) throws SQLException {
         if (rows.isEmpty()) {
             return List.of();
         }
         requireSchema();
         List<Inserted> inserted = store.jobInsertMany(c, rows);
-        List<Long> ids = new ArrayList<>(inserted.size());
+        List<Enqueued> ids = new ArrayList<>(inserted.size());
         Set<String> readyQueues = new LinkedHashSet<>();
         for (int i = 0; i < inserted.size(); i++) {
-            ids.add(inserted.get(i).id());
+            ids.add(new Enqueued(inserted.get(i).id(), inserted.get(i).inserted()));
             if (inserted.get(i).ready()) {
                 readyQueues.add(rows.get(i).queue());
             }
@@ -291,6 +304,11 @@ public final class Docket implements AutoCloseable {
         } catch (SQLException e) {
             throw new DocketException("docket: cancelling job " + id + " failed: " + e.getMessage(), e);
         }
+    }
+
+    /** Listings, statistics and dead-letter replay; see {@link DocketAdmin}. */
+    public DocketAdmin admin() {
+        return new DocketAdmin(store);
     }
 
     /** The retry policy of {@code kind}: the one configured for it, else the default. */

@@ -52,6 +52,7 @@ public final class Worker implements AutoCloseable {
     private final List<Producer> producers = new ArrayList<>();
     private final Notifier notifier;
     private final LeaderElector elector;
+    private final Maintainer maintainer;
     private boolean closed;
 
     private Worker(Builder b) {
@@ -73,7 +74,7 @@ public final class Worker implements AutoCloseable {
         this.notifier = b.listen ? new Notifier(docket.store().dataSource(), docket.schemaName().channel(), wakers,
                 Duration.ofSeconds(10)) : null;
         if (b.maintenance) {
-            Maintainer maintainer = new Maintainer(docket.store(), b.maintenanceInterval, docket.historyRetention(),
+            this.maintainer = new Maintainer(docket.store(), b.maintenanceInterval, docket.historyRetention(),
                     docket.deadJobRetention());
             this.elector = new LeaderElector(docket.store(), "maintainer", workerId, b.leaderLease,
                     new LeaderElector.Listener() {
@@ -89,6 +90,7 @@ public final class Worker implements AutoCloseable {
                     });
         } else {
             this.elector = null;
+            this.maintainer = null;
         }
     }
 
@@ -122,6 +124,29 @@ public final class Worker implements AutoCloseable {
     /** Whether this worker is the cluster's maintenance leader now. */
     public boolean isLeader() {
         return elector != null && elector.isLeader();
+    }
+
+    /** What each of this worker's services is doing; see {@link WorkerHealth}. */
+    public WorkerHealth health() {
+        Map<String, Integer> failing = new LinkedHashMap<>();
+        producers.forEach(p -> addFailures(failing, "producer:" + p.queue(), p.consecutiveFailures()));
+        addFailures(failing, "completer", completer.consecutiveFailures());
+        addFailures(failing, "heartbeat", heartbeater.consecutiveFailures());
+        if (notifier != null) {
+            addFailures(failing, "listener", notifier.consecutiveFailures());
+        }
+        if (elector != null) {
+            addFailures(failing, "leader-election", elector.consecutiveFailures());
+            addFailures(failing, "maintenance", maintainer.consecutiveFailures());
+        }
+        boolean healthy = failing.values().stream().allMatch(n -> n < WorkerHealth.FAILURE_THRESHOLD);
+        return new WorkerHealth(healthy, workerId, isLeader(), isListening(), inFlight.size(), failing);
+    }
+
+    private static void addFailures(Map<String, Integer> failing, String service, int failures) {
+        if (failures > 0) {
+            failing.put(service, failures);
+        }
     }
 
     /** Whether the listener connection is up (always false with notifications off). */

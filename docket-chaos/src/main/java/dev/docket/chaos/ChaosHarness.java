@@ -25,6 +25,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -57,8 +58,11 @@ public final class ChaosHarness {
     private Instant restartAt;
     private Instant restartDoneAt;
 
-    /** One SIGKILL: when (database clock), whom, and the attempts that worker held. */
-    private record Kill(String worker, Instant at, Map<Long, Integer> held) {
+    /**
+     * One SIGKILL: when (database clock), whom, the attempts that worker held, and when (database
+     * clock) each of those jobs was seen claimed again by another worker or finished.
+     */
+    private record Kill(String worker, Instant at, Map<Long, Integer> held, Map<Long, Instant> reclaimedAt) {
     }
 
     record Options(int jobs, int workers, int concurrency, Duration killEvery, boolean zombie, boolean restartDb,
@@ -130,7 +134,7 @@ public final class ChaosHarness {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         config.setUsername("postgres");
-        config.setMaximumPoolSize(4);
+        config.setMaximumPoolSize(12);
         config.setConnectionTimeout(5_000);
         config.setPoolName("chaos-harness");
         dataSource = new HikariDataSource(config);
@@ -250,9 +254,37 @@ public final class ChaosHarness {
                 }
             }
         }
-        kills.add(new Kill(victim, at, held));
+        Kill kill = new Kill(victim, at, held, new ConcurrentHashMap<>());
+        kills.add(kill);
+        Thread.ofVirtual().name("watch-" + victim).start(() -> watchReclaim(kill));
         System.out.printf(Locale.ROOT, "chaos: SIGKILL %s holding %d jobs%n", victim, held.size());
         startWorker();
+    }
+
+    /** Polls until every job the killed worker held has been claimed again (or finished), for up to a minute. */
+    private void watchReclaim(Kill kill) {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (kill.reclaimedAt().size() < kill.held().size() && System.nanoTime() < deadline) {
+            try (Connection c = dataSource.getConnection();
+                 PreparedStatement ps = c.prepareStatement("""
+                         SELECT f.id, now() FROM unnest(?::bigint[], ?::int[]) AS f(id, attempt)
+                           LEFT JOIN %s.jobs j ON j.id = f.id
+                          WHERE j.id IS NULL OR j.attempt > f.attempt""".formatted(SCHEMA))) {
+                List<Long> ids = new ArrayList<>(kill.held().keySet());
+                ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
+                ps.setArray(2, c.createArrayOf("int4", ids.stream().map(kill.held()::get).toArray()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        kill.reclaimedAt().putIfAbsent(rs.getLong(1), rs.getObject(2, OffsetDateTime.class).toInstant());
+                    }
+                }
+                TimeUnit.MILLISECONDS.sleep(50);
+            } catch (SQLException e) {
+                // The database is restarting: keep watching.
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
     }
 
     private void zombie() throws Exception {
@@ -405,18 +437,12 @@ public final class ChaosHarness {
                                 rescued == null ? "-" : Duration.between(kill.at(), rescued.toInstant()).toMillis());
                     }
                 }
-                for (Map.Entry<Long, Integer> held : kill.held().entrySet()) {
-                    try (PreparedStatement ps = c.prepareStatement("SELECT min(at) FROM " + SCHEMA
-                            + ".ledger WHERE job_id = ? AND attempt > ?")) {
-                        ps.setLong(1, held.getKey());
-                        ps.setInt(2, held.getValue());
-                        try (ResultSet rs = ps.executeQuery()) {
-                            rs.next();
-                            OffsetDateTime next = rs.getObject(1, OffsetDateTime.class);
-                            if (next != null) {
-                                r.reclaimMillis.add(Duration.between(kill.at(), next.toInstant()).toMillis());
-                            }
-                        }
+                for (long id : kill.held().keySet()) {
+                    Instant reclaimed = kill.reclaimedAt().get(id);
+                    if (reclaimed != null) {
+                        r.reclaimMillis.add(Duration.between(kill.at(), reclaimed).toMillis());
+                    } else {
+                        r.neverReclaimed++;
                     }
                 }
             }
@@ -443,12 +469,13 @@ public final class ChaosHarness {
         int duplicated;
         int unexplained;
         int kills;
+        int neverReclaimed;
         Duration bound;
         final Map<String, Integer> explained = new HashMap<>();
         final List<Long> reclaimMillis = new ArrayList<>();
 
         boolean ok() {
-            return lost == 0 && doubleCompletions == 0 && unexplained == 0 && unexpectedDead == 0
+            return lost == 0 && doubleCompletions == 0 && unexplained == 0 && unexpectedDead == 0 && neverReclaimed == 0
                     && poisonDead == o.poison() && maxReclaim() <= bound.toMillis();
         }
 
@@ -480,6 +507,7 @@ public final class ChaosHarness {
             row("kill -> re-claim, max", maxReclaim() + " ms (bound " + bound.toMillis() + " ms)",
                     maxReclaim() <= bound.toMillis());
             row("kill -> re-claim, p99", p99Reclaim() + " ms over " + reclaimMillis.size() + " jobs", true);
+            row("killed workers' jobs never re-claimed", Integer.toString(neverReclaimed), neverReclaimed == 0);
             System.out.println(ok() && drained ? "chaos: PASS" : "chaos: FAIL");
         }
 

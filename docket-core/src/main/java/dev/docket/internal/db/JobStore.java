@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.docket.JobError;
 import dev.docket.JobInfo;
 import dev.docket.JobState;
+import dev.docket.JobSummary;
+import dev.docket.QueueStats;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -234,15 +235,13 @@ public final class JobStore {
                 case Outcome.Released r -> released.add(r.fence());
             }
         }
-        Map<Long, Fence> byId = new LinkedHashMap<>();
-        outcomes.forEach(o -> byId.put(o.fence().id(), o.fence()));
         Set<Fence> applied = new HashSet<>();
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
                 if (!completed.isEmpty()) {
-                    collectIds(fenced(c, keepHistory ? sql.jobCompleteManyToHistory : sql.jobCompleteManyDiscard,
-                            workerId, completed), byId, applied);
+                    collectFences(fenced(c, keepHistory ? sql.jobCompleteManyToHistory : sql.jobCompleteManyDiscard,
+                            workerId, completed), applied);
                 }
                 if (!retries.isEmpty()) {
                     try (PreparedStatement ps = c.prepareStatement(sql.jobRetryMany)) {
@@ -251,7 +250,7 @@ public final class JobStore {
                         ps.setArray(3, c.createArrayOf("bigint", retries.stream().map(Outcome.Retry::delayMillis).toArray()));
                         ps.setArray(4, c.createArrayOf("text", retries.stream().map(Outcome.Retry::error).toArray()));
                         ps.setString(5, workerId);
-                        collectIds(ps, byId, applied);
+                        collectFences(ps, applied);
                     }
                 }
                 if (!dead.isEmpty()) {
@@ -261,11 +260,11 @@ public final class JobStore {
                         ps.setArray(3, c.createArrayOf("text", dead.stream().map(Outcome.Dead::error).toArray()));
                         ps.setArray(4, c.createArrayOf("text", dead.stream().map(Outcome.Dead::reason).toArray()));
                         ps.setString(5, workerId);
-                        collectIds(ps, byId, applied);
+                        collectFences(ps, applied);
                     }
                 }
                 if (!released.isEmpty()) {
-                    collectIds(fenced(c, sql.jobReleaseMany, workerId, released), byId, applied);
+                    collectFences(fenced(c, sql.jobReleaseMany, workerId, released), applied);
                 }
                 c.commit();
             } catch (SQLException | RuntimeException e) {
@@ -285,11 +284,11 @@ public final class JobStore {
         return ps;
     }
 
-    private static void collectIds(PreparedStatement ps, Map<Long, Fence> byId, Set<Fence> applied)
-            throws SQLException {
+    /** Reads the (id, attempt) fences a fenced statement matched. */
+    private static void collectFences(PreparedStatement ps, Set<Fence> applied) throws SQLException {
         try (ps; ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                applied.add(byId.get(rs.getLong(1)));
+                applied.add(new Fence(rs.getLong(1), rs.getInt(2)));
             }
         }
     }
@@ -308,8 +307,6 @@ public final class JobStore {
         if (fences.isEmpty()) {
             return held;
         }
-        Map<Long, Fence> byId = new HashMap<>();
-        fences.forEach(f -> byId.put(f.id(), f));
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(sql.jobHeartbeatMany)) {
@@ -317,7 +314,7 @@ public final class JobStore {
                 ps.setArray(2, c.createArrayOf("int4", fences.stream().map(Fence::attempt).toArray()));
                 ps.setArray(3, c.createArrayOf("bigint", leases.stream().map(Duration::toMillis).toArray()));
                 ps.setString(4, workerId);
-                collectIds(ps, byId, held);
+                collectFences(ps, held);
             }
         }
         return held;
@@ -538,6 +535,150 @@ public final class JobStore {
                 }
             }
         }
+    }
+
+    /** One keyset page of jobs across the live, history and dead-letter tables. */
+    public List<JobSummary> jobList(JobState state, String queue, String kind, Long before, int limit) throws SQLException {
+        String stateColumn = state == null ? null : state.name().toLowerCase(java.util.Locale.ROOT);
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.jobList)) {
+                int i = 1;
+                for (int table = 0; table < 3; table++) {
+                    ps.setString(i++, stateColumn);
+                    ps.setString(i++, stateColumn);
+                    ps.setString(i++, queue);
+                    ps.setString(i++, queue);
+                    ps.setString(i++, kind);
+                    ps.setString(i++, kind);
+                    ps.setLong(i++, before == null ? Long.MAX_VALUE : before);
+                }
+                ps.setInt(i, limit);
+                return summaries(ps);
+            }
+        }
+    }
+
+    /** One keyset page of dead jobs, optionally by kind and by text in their errors or reason. */
+    public List<JobSummary> deadJobList(String kind, String errorContains, Long before, int limit) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.deadJobList)) {
+                ps.setString(1, kind);
+                ps.setString(2, kind);
+                ps.setString(3, errorContains);
+                ps.setString(4, errorContains);
+                ps.setLong(5, before == null ? Long.MAX_VALUE : before);
+                ps.setInt(6, limit);
+                return summaries(ps);
+            }
+        }
+    }
+
+    private static List<JobSummary> summaries(PreparedStatement ps) throws SQLException {
+        List<JobSummary> jobs = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                // Columns: id, queue, kind, priority, attempt, max_attempts, run_at, created_at, attempted_at,
+                // tenant, state, finished_at, error_count, reason.
+                jobs.add(new JobSummary(rs.getLong(1), rs.getString(2), rs.getString(3), stateOf(rs.getString(11)),
+                        rs.getInt(4), rs.getInt(5), rs.getInt(6), instant(rs, 7), instant(rs, 8), instant(rs, 9),
+                        instant(rs, 12), rs.getString(10), rs.getInt(13), rs.getString(14)));
+            }
+        }
+        return jobs;
+    }
+
+    /** Puts dead jobs back to ready with a fresh attempt budget; returns the ids replayed. */
+    public List<Long> deadJobReplay(List<Long> ids) throws SQLException {
+        List<Long> replayed = new ArrayList<>();
+        if (ids.isEmpty()) {
+            return replayed;
+        }
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.deadJobReplay)) {
+                ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        replayed.add(rs.getLong(1));
+                    }
+                }
+            }
+        }
+        return replayed;
+    }
+
+    /** Makes a scheduled job (future, or waiting out a backoff) ready now; false if it is not scheduled. */
+    public boolean jobRunNow(long id) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.jobRunNow)) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        }
+    }
+
+    /** Per queue and kind: live counts, lag, throughput, failures, dead-letter size and pickup latency. */
+    public List<QueueStats> stats() throws SQLException {
+        Map<List<String>, double[]> rows = new java.util.TreeMap<>(
+                java.util.Comparator.comparing((List<String> k) -> k.get(0)).thenComparing(k -> k.get(1)));
+        // Slots: scheduled, ready, running, lag, retriedLastMinute, completedLastMinute, p50, p99, dead,
+        // deadLast24h, deadLastMinute; NaN marks an unknown percentile.
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            try {
+                try (PreparedStatement ps = c.prepareStatement(sql.statsLive); ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        double[] r = statsRow(rows, rs);
+                        r[0] = rs.getLong(3);
+                        r[1] = rs.getLong(4);
+                        r[2] = rs.getLong(5);
+                        r[3] = rs.getDouble(6);
+                        r[4] = rs.getLong(7);
+                    }
+                }
+                try (PreparedStatement ps = c.prepareStatement(sql.statsHistory); ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        double[] r = statsRow(rows, rs);
+                        r[5] = rs.getLong(3);
+                        r[6] = rs.getObject(4) == null ? Double.NaN : rs.getDouble(4);
+                        r[7] = rs.getObject(5) == null ? Double.NaN : rs.getDouble(5);
+                    }
+                }
+                try (PreparedStatement ps = c.prepareStatement(sql.statsDead); ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        double[] r = statsRow(rows, rs);
+                        r[8] = rs.getLong(3);
+                        r[9] = rs.getLong(4);
+                        r[10] = rs.getLong(5);
+                    }
+                }
+                c.commit();
+            } finally {
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+            }
+        }
+        List<QueueStats> stats = new ArrayList<>();
+        rows.forEach((key, r) -> stats.add(new QueueStats(key.get(0), key.get(1), (long) r[0], (long) r[1], (long) r[2],
+                r[3], (long) r[5], (long) (r[4] + r[10]), (long) r[8], (long) r[9],
+                Double.isNaN(r[6]) ? null : r[6], Double.isNaN(r[7]) ? null : r[7])));
+        return stats;
+    }
+
+    private static double[] statsRow(Map<List<String>, double[]> rows, ResultSet rs) throws SQLException {
+        return rows.computeIfAbsent(List.of(rs.getString(1), rs.getString(2)), k -> {
+            double[] r = new double[11];
+            r[6] = Double.NaN;
+            r[7] = Double.NaN;
+            return r;
+        });
     }
 
     /** The schema version recorded by the migrator, 0 when Docket's tables do not exist. */

@@ -64,7 +64,10 @@ public final class Sql {
             RETURNING id, queue, kind, payload::text, payload_version, priority, run_at, attempt, max_attempts,
                       tenant, metadata::text, lease_until""";
 
-    /** Fenced: a row matches only while this worker still holds this attempt's claim. */
+    /**
+     * Fenced: a row matches only while this worker still holds this attempt's claim. Fenced
+     * statements return the (id, attempt) fences that matched.
+     */
     private static final String FENCE = """
             j.id = f.id AND j.attempt = f.attempt AND j.locked_by = ? AND j.state = 'running'""";
 
@@ -78,13 +81,13 @@ public final class Sql {
                 INSERT INTO {{schema}}.job_history (%s, state)
                 SELECT %s, 'completed' FROM done
             )
-            SELECT id FROM done""".formatted(FENCE, JOB_COLUMNS, JOB_COLUMNS);
+            SELECT id, attempt FROM done""".formatted(FENCE, JOB_COLUMNS, JOB_COLUMNS);
 
     private static final String JOB_COMPLETE_MANY_DISCARD = """
             DELETE FROM {{schema}}.jobs j
              USING unnest(?::bigint[], ?::int[]) AS f(id, attempt)
              WHERE %s
-            RETURNING j.id""".formatted(FENCE);
+            RETURNING j.id, j.attempt""".formatted(FENCE);
 
     /* Retries go to 'scheduled': only due jobs are 'ready', which keeps the claim free of a run_at filter. */
     private static final String JOB_RETRY_MANY = """
@@ -96,7 +99,7 @@ public final class Sql {
                        'attempt', j.attempt, 'at', now(), 'error', f.error, 'worker', j.locked_by))
               FROM unnest(?::bigint[], ?::int[], ?::bigint[], ?::text[]) AS f(id, attempt, delay_ms, error)
              WHERE %s
-            RETURNING j.id""".formatted(FENCE);
+            RETURNING j.id, j.attempt""".formatted(FENCE);
 
     private static final String DEAD_JOB_INSERT_FROM_JOBS = """
             WITH gone AS (
@@ -112,7 +115,7 @@ public final class Sql {
                        'attempt', attempt, 'at', now(), 'error', f_error, 'worker', locked_by)),
                    created_at, attempted_at, f_reason
               FROM gone
-            RETURNING id""".formatted(FENCE, JOB_COLUMNS);
+            RETURNING id, attempt""".formatted(FENCE, JOB_COLUMNS);
 
     /* A released job was interrupted by a shutdown, not failed: its attempt is given back. */
     private static final String JOB_RELEASE_MANY = """
@@ -120,7 +123,7 @@ public final class Sql {
                SET state = 'ready', attempt = j.attempt - 1, lease_until = NULL, locked_by = NULL
               FROM unnest(?::bigint[], ?::int[]) AS f(id, attempt)
              WHERE %s
-            RETURNING j.id""".formatted(FENCE);
+            RETURNING j.id, f.attempt""".formatted(FENCE);
 
     /* Touches only lease_until, which is in no index and no index predicate: a HOT update. */
     private static final String JOB_HEARTBEAT_MANY = """
@@ -128,7 +131,7 @@ public final class Sql {
                SET lease_until = now() + f.lease_ms * interval '1 millisecond'
               FROM unnest(?::bigint[], ?::int[], ?::bigint[]) AS f(id, attempt, lease_ms)
              WHERE %s
-            RETURNING j.id""".formatted(FENCE);
+            RETURNING j.id, j.attempt""".formatted(FENCE);
 
     private static final String JOB_PROMOTE_DUE = """
             WITH promoted AS (
@@ -241,6 +244,103 @@ public final class Sql {
             )
             SELECT state, queue FROM gone""".formatted(JOB_COLUMNS);
 
+    /* List views never select payloads: a page of huge payloads must not be read to show ids. */
+    private static final String SUMMARY_COLUMNS = """
+            id, queue, kind, priority, attempt, max_attempts, run_at, created_at, attempted_at, tenant""";
+
+    /*
+     * One keyset page of jobs across the three tables, newest id first; each filter is optional
+     * (NULL matches all). The state filter picks the table(s) before any row is read.
+     */
+    private static final String JOB_LIST = """
+            SELECT * FROM (
+                SELECT %1$s, state, NULL::timestamptz AS finished_at, jsonb_array_length(errors) AS error_count,
+                       NULL AS reason
+                  FROM {{schema}}.jobs
+                 WHERE (?::text IS NULL OR state = ?) AND (?::text IS NULL OR queue = ?) AND (?::text IS NULL OR kind = ?)
+                   AND id < ?
+                UNION ALL
+                SELECT %1$s, state, finished_at, jsonb_array_length(errors), NULL
+                  FROM {{schema}}.job_history
+                 WHERE (?::text IS NULL OR state = ?) AND (?::text IS NULL OR queue = ?) AND (?::text IS NULL OR kind = ?)
+                   AND id < ?
+                UNION ALL
+                SELECT %1$s, 'dead', died_at, jsonb_array_length(errors), reason
+                  FROM {{schema}}.dead_jobs
+                 WHERE (?::text IS NULL OR 'dead' = ?) AND (?::text IS NULL OR queue = ?) AND (?::text IS NULL OR kind = ?)
+                   AND id < ?
+            ) j
+            ORDER BY id DESC
+            LIMIT ?""".formatted(SUMMARY_COLUMNS);
+
+    private static final String DEAD_JOB_LIST = """
+            SELECT %s, 'dead', died_at, jsonb_array_length(errors), reason
+              FROM {{schema}}.dead_jobs
+             WHERE (?::text IS NULL OR kind = ?)
+               AND (?::text IS NULL OR strpos(lower(errors::text || ' ' || reason), lower(?)) > 0)
+               AND id < ?
+             ORDER BY id DESC
+             LIMIT ?""".formatted(SUMMARY_COLUMNS);
+
+    /*
+     * Replays dead jobs: back to ready with a fresh attempt budget, keeping their error history.
+     * A dead job whose unique key a live job holds now stays dead (replaying it would duplicate).
+     */
+    private static final String DEAD_JOB_REPLAY = """
+            WITH revived AS (
+                DELETE FROM {{schema}}.dead_jobs d
+                 WHERE d.id = ANY (?::bigint[])
+                   AND NOT EXISTS (SELECT 1 FROM {{schema}}.jobs j WHERE j.unique_key = d.unique_key)
+                RETURNING d.*
+            ), inserted AS (
+                INSERT INTO {{schema}}.jobs (id, queue, kind, payload, payload_version, priority, state, run_at,
+                                             attempt, max_attempts, tenant, unique_key, metadata, errors, created_at)
+                SELECT id, queue, kind, payload, payload_version, priority, 'ready', now(), 0, max_attempts,
+                       tenant, unique_key, metadata, errors, created_at
+                  FROM revived
+                RETURNING id, queue
+            )
+            SELECT id, pg_notify('{{channel}}', queue) FROM inserted""";
+
+    private static final String JOB_RUN_NOW = """
+            WITH due AS (
+                UPDATE {{schema}}.jobs SET state = 'ready', run_at = now()
+                 WHERE id = ? AND state = 'scheduled'
+                RETURNING queue
+            )
+            SELECT pg_notify('{{channel}}', queue) FROM due""";
+
+    /* Counts of the hot table only (live jobs), so they stay cheap however large the history grows. */
+    private static final String STATS_LIVE = """
+            SELECT queue, kind,
+                   count(*) FILTER (WHERE state = 'scheduled'),
+                   count(*) FILTER (WHERE state = 'ready'),
+                   count(*) FILTER (WHERE state = 'running'),
+                   extract(epoch FROM now() - min(run_at) FILTER (WHERE state = 'ready')),
+                   count(*) FILTER (WHERE state = 'scheduled' AND jsonb_array_length(errors) > 0
+                                      AND (errors -> -1 ->> 'at')::timestamptz > now() - interval '1 minute')
+              FROM {{schema}}.jobs
+             GROUP BY queue, kind""";
+
+    /* Pickup latency: from due (run_at) to claimed (attempted_at) for first attempts of the last five minutes. */
+    private static final String STATS_HISTORY = """
+            SELECT queue, kind,
+                   count(*) FILTER (WHERE state = 'completed' AND finished_at > now() - interval '1 minute'),
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM attempted_at - run_at) * 1000)
+                       FILTER (WHERE attempt = 1),
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM attempted_at - run_at) * 1000)
+                       FILTER (WHERE attempt = 1)
+              FROM {{schema}}.job_history
+             WHERE finished_at > now() - interval '5 minutes' AND attempted_at IS NOT NULL
+             GROUP BY queue, kind""";
+
+    private static final String STATS_DEAD = """
+            SELECT queue, kind, count(*),
+                   count(*) FILTER (WHERE died_at > now() - interval '24 hours'),
+                   count(*) FILTER (WHERE died_at > now() - interval '1 minute')
+              FROM {{schema}}.dead_jobs
+             GROUP BY queue, kind""";
+
     private static final String SCHEMA_VERSION = """
             SELECT coalesce(max(version), 0) FROM {{schema}}.schema_migrations""";
 
@@ -268,6 +368,13 @@ public final class Sql {
     public final String leaderResign;
     public final String leaderFind;
     public final String jobCancel;
+    public final String jobList;
+    public final String deadJobList;
+    public final String deadJobReplay;
+    public final String jobRunNow;
+    public final String statsLive;
+    public final String statsHistory;
+    public final String statsDead;
 
     private Sql(SchemaName schema) {
         jobInsertMany = bind(JOB_INSERT_SELECT, schema);
@@ -294,6 +401,13 @@ public final class Sql {
         leaderResign = bind(LEADER_RESIGN, schema);
         leaderFind = bind(LEADER_FIND, schema);
         jobCancel = bind(JOB_CANCEL, schema);
+        jobList = bind(JOB_LIST, schema);
+        deadJobList = bind(DEAD_JOB_LIST, schema);
+        deadJobReplay = bind(DEAD_JOB_REPLAY, schema);
+        jobRunNow = bind(JOB_RUN_NOW, schema);
+        statsLive = bind(STATS_LIVE, schema);
+        statsHistory = bind(STATS_HISTORY, schema);
+        statsDead = bind(STATS_DEAD, schema);
     }
 
     public static Sql forSchema(SchemaName schema) {

@@ -8,11 +8,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.nio.charset.StandardCharsets;
+import java.util.regex.Pattern;
 
 /**
  * Maps payloads to and from JSON. Errors name the type and the problem, never the payload's content.
  */
 public final class PayloadCodec {
+
+    /** A {@code \u0000} escape that is not itself escaped (an even run of backslashes before it). */
+    private static final Pattern ESCAPED_NUL = Pattern.compile("(?:^|[^\\\\])(?:\\\\\\\\)*\\\\u0000");
 
     private final ObjectMapper mapper;
     private final int maxBytes;
@@ -52,7 +56,7 @@ public final class PayloadCodec {
             throw new IllegalArgumentException("payload of type " + payload.getClass().getName()
                     + " cannot be written as JSON (" + e.getClass().getSimpleName() + ")");
         }
-        if (text.indexOf('\0') >= 0 || text.contains("\\u0000")) {
+        if (ESCAPED_NUL.matcher(text).find()) {
             throw new IllegalArgumentException("payload must not contain NUL characters (PostgreSQL jsonb rejects them)");
         }
         int size = text.getBytes(StandardCharsets.UTF_8).length;
@@ -63,14 +67,28 @@ public final class PayloadCodec {
         return text;
     }
 
+    private static String path(JsonMappingException e) {
+        StringBuilder out = new StringBuilder("$");
+        for (JsonMappingException.Reference ref : e.getPath()) {
+            if (ref.getIndex() >= 0) {
+                out.append('[').append(ref.getIndex()).append(']');
+            } else if (ref.getFieldName() != null && !(ref.getFrom() instanceof java.util.Map<?, ?>)) {
+                out.append('.').append(ref.getFieldName());
+            } else {
+                out.append("[?]");
+            }
+        }
+        return out.toString();
+    }
+
     /** Reads a stored payload as {@code type}; the exception says why it does not fit, without its content. */
     public <T> T fromJson(String json, Class<T> type) {
         try {
             return mapper.readValue(json, type);
         } catch (JsonProcessingException e) {
-            // Jackson's messages quote the offending values; only the field path is safe to keep.
-            String where = e instanceof JsonMappingException m && !m.getPath().isEmpty()
-                    ? " at " + m.getPathReference() : "";
+            // Jackson's messages quote the offending values, and its path names map keys, which are
+            // payload data too: keep only bean field names and array indexes.
+            String where = e instanceof JsonMappingException m && !m.getPath().isEmpty() ? " at " + path(m) : "";
             throw new IllegalArgumentException("payload does not map to " + type.getName() + where
                     + " (" + e.getClass().getSimpleName() + ")");
         }

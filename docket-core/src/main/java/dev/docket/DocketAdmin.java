@@ -1,0 +1,73 @@
+package dev.docket;
+
+import dev.docket.internal.db.JobStore;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Operations on the queue as a whole: listings, statistics and replay from the dead-letter table.
+ * Get it with {@link Docket#admin()}. Listings never read payloads; use {@link Docket#job(long)}
+ * for one job's payload.
+ */
+public final class DocketAdmin {
+
+    private final JobStore store;
+
+    DocketAdmin(JobStore store) {
+        this.store = store;
+    }
+
+    /** One page of jobs, wherever they live, newest first. */
+    public List<JobSummary> jobs(JobQuery query) {
+        Objects.requireNonNull(query, "query");
+        return call("listing jobs", () -> store.jobList(query.state(), query.queue(), query.kind(), query.before(),
+                query.limit()));
+    }
+
+    /** One page of the dead-letter table, newest first. */
+    public List<JobSummary> deadJobs(DeadJobQuery query) {
+        Objects.requireNonNull(query, "query");
+        return call("listing dead jobs", () -> store.deadJobList(query.kind(), query.errorContains(), query.before(),
+                query.limit()));
+    }
+
+    /**
+     * Puts dead jobs back to ready with a fresh attempt budget; their error history is kept. A dead
+     * job whose unique key a live job holds now stays dead (replaying it would run it twice).
+     *
+     * @return the ids that were replayed (unknown ids and held unique keys are left out)
+     */
+    public List<Long> replayDead(Collection<Long> ids) {
+        Objects.requireNonNull(ids, "ids");
+        return call("replaying dead jobs", () -> store.deadJobReplay(List.copyOf(ids)));
+    }
+
+    /**
+     * Retries a job now: a dead job is replayed (see {@link #replayDead}); a scheduled one (in the
+     * future, or waiting out a backoff) becomes ready at once.
+     *
+     * @return false if the job is neither dead nor scheduled
+     */
+    public boolean retry(long id) {
+        return call("retrying job " + id, () -> !store.deadJobReplay(List.of(id)).isEmpty() || store.jobRunNow(id));
+    }
+
+    /** Statistics per queue and kind, for the whole cluster; see {@link QueueStats}. */
+    public List<QueueStats> stats() {
+        return call("computing statistics", store::stats);
+    }
+
+    private interface Query<T> {
+        T run() throws SQLException;
+    }
+
+    private static <T> T call(String what, Query<T> query) {
+        try {
+            return query.run();
+        } catch (SQLException e) {
+            throw new DocketException("docket: " + what + " failed: " + e.getMessage(), e);
+        }
+    }
+}

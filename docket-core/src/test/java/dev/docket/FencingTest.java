@@ -1,0 +1,251 @@
+package dev.docket;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.docket.internal.db.ClaimedJob;
+import dev.docket.internal.db.Fence;
+import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Outcome;
+import dev.docket.internal.db.SchemaName;
+import dev.docket.internal.json.PayloadCodec;
+import dev.docket.testing.DocketTest;
+import dev.docket.testing.Queries;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every worker write about a claimed job is fenced by (attempt, worker id): once a lease is lost
+ * and the job claimed again, nothing the old claim writes changes the job. Drives the store
+ * directly, with no worker threads, so each step happens exactly when the test says.
+ */
+class FencingTest extends DocketTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final String A = "worker-a";
+    private static final String B = "worker-b";
+
+    private Docket docket;
+    private JobStore store;
+
+    @BeforeEach
+    void setUp() {
+        docket = docket();
+        store = new JobStore(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper());
+    }
+
+    /** A stale worker's completion, retry, dead-letter and release all change nothing; the new holder's completion applies. */
+    @Test
+    void staleOutcomesChangeNothingAfterRescueAndReclaim() throws Exception {
+        long id = docket.enqueue("k", null);
+        Fence stale = claimOne(A);
+        assertThat(stale).isEqualTo(new Fence(id, 1));
+        expireLease(id);
+
+        JobStore.Rescue rescue = store.jobRescueExpired(0, 100);
+        assertThat(rescue.rescued()).isEqualTo(1);
+        assertThat(rescue.dead()).isZero();
+        JobInfo rescued = docket.job(id).orElseThrow();
+        assertThat(rescued.state()).isEqualTo(JobState.READY);
+        assertThat(rescued.lockedBy()).isNull();
+        assertThat(rescued.errors()).singleElement().satisfies(e -> {
+            assertThat(e.attempt()).isEqualTo(1);
+            assertThat(e.message()).contains("lost its lease");
+            assertThat(e.worker()).isEqualTo(A);
+        });
+
+        Fence current = claimOne(B);
+        assertThat(current).isEqualTo(new Fence(id, 2));
+
+        for (Outcome outcome : List.of(new Outcome.Completed(stale), new Outcome.Retry(stale, 0, "stale retry"),
+                new Outcome.Dead(stale, "stale error", "stale reason"), new Outcome.Released(stale))) {
+            assertThat(store.writeOutcomes(A, List.of(outcome), true)).as("%s", outcome).isEmpty();
+            assertRunningBy(id, B, 2);
+        }
+        assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(stale), new Outcome.Retry(stale, 0, "x"),
+                new Outcome.Dead(stale, "x", "x"), new Outcome.Released(stale)), true)).isEmpty();
+        assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(current)), true))
+                .as("the right attempt from the wrong worker").isEmpty();
+        assertRunningBy(id, B, 2);
+        assertThat(queryLong("SELECT count(*) FROM {s}.dead_jobs")).isZero();
+        assertThat(queryLong("SELECT count(*) FROM {s}.job_history")).isZero();
+
+        assertThat(store.writeOutcomes(B, List.of(new Outcome.Completed(current)), true)).containsExactly(current);
+        JobInfo done = docket.job(id).orElseThrow();
+        assertThat(done.state()).isEqualTo(JobState.COMPLETED);
+        assertThat(done.attempt()).isEqualTo(2);
+        assertThat(done.errors()).hasSize(1);
+        assertThat(store.writeOutcomes(B, List.of(new Outcome.Completed(current)), true))
+                .as("an outcome applies once").isEmpty();
+    }
+
+    /** A worker that claims the same job again (attempt 2) fences out its own attempt-1 writes. */
+    @Test
+    void sameWorkerReclaimFencesOutItsOwnOlderAttempt() throws Exception {
+        long id = docket.enqueue("k", null);
+        Fence first = claimOne(A);
+        expireLease(id);
+        store.jobRescueExpired(0, 100);
+        Fence second = claimOne(A);
+        assertThat(second).isEqualTo(new Fence(id, 2));
+
+        assertThat(store.writeOutcomes(A, List.of(new Outcome.Retry(first, 0, "old attempt failed")), true)).isEmpty();
+        assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(first)), true)).isEmpty();
+        assertRunningBy(id, A, 2);
+        assertThat(docket.job(id).orElseThrow().errors()).hasSize(1);
+
+        assertThat(store.writeOutcomes(A, List.of(new Outcome.Retry(second, 60_000, "new attempt failed")), true))
+                .containsExactly(second);
+        JobInfo retried = docket.job(id).orElseThrow();
+        assertThat(retried.state()).isEqualTo(JobState.SCHEDULED);
+        assertThat(retried.errors()).extracting(JobError::attempt).containsExactly(1, 2);
+    }
+
+    /**
+     * When one batch holds both a stale attempt's outcome and the current attempt's outcome for the
+     * same job, the result names the fence that applied, in either order.
+     */
+    @Test
+    void batchWithStaleAndCurrentOutcomeOfOneJobReportsTheCurrentFence() throws Exception {
+        long id1 = docket.enqueue("k", null);
+        long id2 = docket.enqueue("k", null);
+        List<ClaimedJob> claimed = store.jobClaim("default", 2, LEASE, A);
+        assertThat(claimed).hasSize(2);
+        expireLease(id1);
+        expireLease(id2);
+        store.jobRescueExpired(0, 100);
+        assertThat(store.jobClaim("default", 2, LEASE, A)).extracting(ClaimedJob::attempt).containsOnly(2);
+
+        Set<Fence> staleFirst = store.writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id1, 1)),
+                new Outcome.Completed(new Fence(id1, 2))), true);
+        Set<Fence> currentFirst = store.writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id2, 2)),
+                new Outcome.Completed(new Fence(id2, 1))), true);
+
+        assertThat(staleFirst).containsExactly(new Fence(id1, 2));
+        assertThat(currentFirst).containsExactly(new Fence(id2, 2));
+        assertThat(docket.job(id1).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
+        assertThat(docket.job(id2).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
+    }
+
+    /** A heartbeat extends only the leases its worker still holds at that attempt, and returns exactly those fences. */
+    @Test
+    void heartbeatExtendsOnlyHeldLeases() throws Exception {
+        List<Long> ids = docket.enqueueAll(IntStream.range(0, 4).mapToObj(i -> NewJob.of("k", null)).toList());
+        List<ClaimedJob> claimed = store.jobClaim("default", 4, Duration.ofSeconds(10), A);
+        assertThat(claimed).extracting(ClaimedJob::id).containsExactlyInAnyOrderElementsOf(ids);
+        Fence held1 = new Fence(ids.get(0), 1);
+        Fence held2 = new Fence(ids.get(1), 1);
+        Fence lost = new Fence(ids.get(2), 1);
+        Fence finished = new Fence(ids.get(3), 1);
+
+        expireLease(lost.id());
+        store.jobRescueExpired(0, 100);
+        assertThat(claimOne(B)).isEqualTo(new Fence(lost.id(), 2));
+        assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(finished)), true)).containsExactly(finished);
+        Map<Long, Object> before = leases();
+
+        Set<Fence> held = store.jobHeartbeatMany(A, List.of(held1, held2, lost, finished, new Fence(lost.id(), 2),
+                new Fence(Long.MAX_VALUE, 1)), Duration.ofMinutes(10));
+
+        assertThat(held).containsExactlyInAnyOrder(held1, held2);
+        Map<Long, Object> after = leases();
+        assertThat(after.get(lost.id())).as("B's lease untouched").isEqualTo(before.get(lost.id()));
+        for (Fence f : List.of(held1, held2)) {
+            assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE id = ? AND lease_until > now() + interval '9 minutes'",
+                    f.id())).as("lease of %s extended on the database clock", f).isEqualTo(1);
+            assertThat(after.get(f.id())).isNotEqualTo(before.get(f.id()));
+        }
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE id = ? AND lease_until < now() + interval '1 minute'",
+                lost.id())).isEqualTo(1);
+        assertThat(store.jobHeartbeatMany(B, List.of(held1), LEASE)).as("another worker's heartbeat").isEmpty();
+        assertThat(store.jobHeartbeatMany(A, List.of(), LEASE)).isEmpty();
+    }
+
+    /** Once a running job is cancelled, its worker's heartbeat and every outcome it writes are fenced out. */
+    @Test
+    void cancelledJobFencesOutItsWorker() throws Exception {
+        long id = docket.enqueue("k", null);
+        Fence fence = claimOne(A);
+
+        assertThat(docket.cancel(id)).isTrue();
+
+        assertThat(store.jobHeartbeatMany(A, List.of(fence), LEASE)).isEmpty();
+        for (Outcome outcome : List.of(new Outcome.Completed(fence), new Outcome.Retry(fence, 0, "late"),
+                new Outcome.Dead(fence, "late", "late"), new Outcome.Released(fence))) {
+            assertThat(store.writeOutcomes(A, List.of(outcome), true)).as("%s", outcome).isEmpty();
+        }
+        JobInfo job = docket.job(id).orElseThrow();
+        assertThat(job.state()).isEqualTo(JobState.CANCELLED);
+        assertThat(queryLong("SELECT count(*) FROM {s}.job_history WHERE id = ?", id)).isEqualTo(1);
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isZero();
+        assertThat(queryLong("SELECT count(*) FROM {s}.dead_jobs")).isZero();
+        assertThat(docket.cancel(id)).as("cancelling twice").isFalse();
+    }
+
+    /** Rescue leaves running jobs with a live lease alone. */
+    @Test
+    void rescueIgnoresUnexpiredLeases() throws Exception {
+        long id = docket.enqueue("k", null);
+        claimOne(A);
+
+        JobStore.Rescue rescue = store.jobRescueExpired(0, 100);
+
+        assertThat(rescue.rescued() + rescue.dead()).isZero();
+        assertRunningBy(id, A, 1);
+    }
+
+    /** A job whose lease expires on its last attempt goes to the dead-letter table, with the reason and the lost-lease error. */
+    @Test
+    void rescueAtMaxAttemptsSendsToDeadLetterTable() throws Exception {
+        long id = docket.enqueue("k", null, JobOptions.builder().maxAttempts(1).build());
+        claimOne(A);
+        expireLease(id);
+
+        JobStore.Rescue rescue = store.jobRescueExpired(0, 100);
+
+        assertThat(rescue.dead()).isEqualTo(1);
+        assertThat(rescue.rescued()).isZero();
+        JobInfo dead = docket.job(id).orElseThrow();
+        assertThat(dead.state()).isEqualTo(JobState.DEAD);
+        assertThat(dead.deadReason()).contains("attempts exhausted");
+        assertThat(dead.errors()).singleElement().satisfies(e -> {
+            assertThat(e.attempt()).isEqualTo(1);
+            assertThat(e.message()).contains("lost its lease");
+        });
+        assertThat(queryLong("SELECT count(*) FROM {s}.dead_jobs WHERE id = ?", id)).isEqualTo(1);
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isZero();
+        assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id, 1))), true))
+                .as("the lost worker cannot complete a dead job").isEmpty();
+        assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+    }
+
+    private Fence claimOne(String worker) throws SQLException {
+        List<ClaimedJob> jobs = store.jobClaim("default", 1, LEASE, worker);
+        assertThat(jobs).hasSize(1);
+        return jobs.getFirst().fence();
+    }
+
+    private void expireLease(long id) {
+        execute("UPDATE {s}.jobs SET lease_until = now() - interval '1 second' WHERE id = " + id);
+    }
+
+    private void assertRunningBy(long id, String worker, int attempt) {
+        JobInfo job = docket.job(id).orElseThrow();
+        assertThat(job.state()).isEqualTo(JobState.RUNNING);
+        assertThat(job.lockedBy()).isEqualTo(worker);
+        assertThat(job.attempt()).isEqualTo(attempt);
+    }
+
+    private Map<Long, Object> leases() {
+        Map<Long, Object> leases = new java.util.HashMap<>();
+        for (Map<String, Object> row : Queries.rows(dataSource(), schema, "SELECT id, lease_until::text AS lease FROM {s}.jobs")) {
+            leases.put((Long) row.get("id"), row.get("lease"));
+        }
+        return leases;
+    }
+}

@@ -1,0 +1,156 @@
+package dev.docket.server.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.docket.Docket;
+import dev.docket.Enqueued;
+import dev.docket.JobInfo;
+import dev.docket.JobQuery;
+import dev.docket.JobState;
+import dev.docket.NewJob;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** {@code /api/jobs}: enqueue, look up, list, cancel and retry jobs. */
+public final class JobsApi {
+
+    /** The most jobs one batch request may enqueue. */
+    public static final int MAX_BATCH = 1000;
+
+    private final Docket docket;
+    private final Bodies bodies;
+
+    public JobsApi(Docket docket, Bodies bodies) {
+        this.docket = docket;
+        this.bodies = bodies;
+    }
+
+    public void register(Javalin app) {
+        app.post("/api/jobs", this::enqueue, Access.ENQUEUE);
+        app.post("/api/jobs/batch", this::enqueueBatch, Access.ENQUEUE);
+        app.get("/api/jobs", this::list, Access.READ);
+        app.get("/api/jobs/{id}", this::get, Access.READ);
+        app.post("/api/jobs/{id}/cancel", this::cancel, Access.OPERATE);
+        app.post("/api/jobs/{id}/retry", this::retry, Access.OPERATE);
+    }
+
+    private void enqueue(Context ctx) {
+        NewJob job = JobRequests.parse(bodies.json(ctx));
+        Enqueued result = enqueueAll(List.of(job)).getFirst();
+        JobInfo info = docket.job(result.id()).orElseThrow(() -> ApiException.conflict("the job finished already"));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("id", result.id());
+        body.put("inserted", result.inserted());
+        body.put("state", Views.state(info.state()));
+        body.put("queue", info.queue());
+        body.put("kind", info.kind());
+        body.put("runAt", info.runAt());
+        ctx.status(result.inserted() ? 201 : 200).json(body);
+    }
+
+    private void enqueueBatch(Context ctx) {
+        JsonNode body = bodies.json(ctx);
+        JsonNode jobs = body.isObject() ? body.get("jobs") : null;
+        if (jobs == null || !jobs.isArray()) {
+            throw ApiException.badRequest("the body must be {\"jobs\": [ ... ]}");
+        }
+        if (jobs.isEmpty() || jobs.size() > MAX_BATCH) {
+            throw ApiException.badRequest("a batch holds 1 to " + MAX_BATCH + " jobs, was " + jobs.size());
+        }
+        List<NewJob> parsed = new ArrayList<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            try {
+                parsed.add(JobRequests.parse(jobs.get(i)));
+            } catch (ApiException e) {
+                throw ApiException.badRequest("jobs[" + i + "]: " + e.getMessage());
+            }
+        }
+        List<Map<String, Object>> out = enqueueAll(parsed).stream().map(r -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", r.id());
+            m.put("inserted", r.inserted());
+            return m;
+        }).toList();
+        ctx.status(201).json(Map.of("jobs", out));
+    }
+
+    private List<Enqueued> enqueueAll(List<NewJob> jobs) {
+        try {
+            return docket.enqueueAllWithResult(jobs);
+        } catch (IllegalArgumentException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("payload is ")) {
+                throw new ApiException(413, "payload_too_large", e.getMessage());
+            }
+            throw ApiException.badRequest(e.getMessage());
+        }
+    }
+
+    private void get(Context ctx) {
+        long id = pathId(ctx);
+        JobInfo job = docket.job(id).orElseThrow(() -> ApiException.notFound("no job " + id));
+        ctx.json(Views.job(job, Caller.of(ctx).role().seesPayloads()));
+    }
+
+    private void list(Context ctx) {
+        JobQuery query = JobQuery.all().withLimit(Params.limit(ctx)).withBefore(Params.cursor(ctx));
+        String state = ctx.queryParam("state");
+        try {
+            if (state != null && !state.isEmpty()) {
+                query = query.withState(parseState(state));
+            }
+            query = query.withQueue(Params.blankToNull(ctx.queryParam("queue")))
+                    .withKind(Params.blankToNull(ctx.queryParam("kind")));
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+        ctx.json(Views.page("jobs", docket.admin().jobs(query), query.limit()));
+    }
+
+    private void cancel(Context ctx) {
+        long id = pathId(ctx);
+        if (docket.cancel(id)) {
+            ctx.json(Map.of("id", id, "state", "cancelled"));
+            return;
+        }
+        JobInfo job = docket.job(id).orElseThrow(() -> ApiException.notFound("no job " + id));
+        throw ApiException.conflict("job " + id + " is " + Views.state(job.state()) + " and cannot be cancelled");
+    }
+
+    private void retry(Context ctx) {
+        long id = pathId(ctx);
+        if (docket.admin().retry(id)) {
+            JobInfo job = docket.job(id).orElseThrow();
+            ctx.json(Map.of("id", id, "state", Views.state(job.state())));
+            return;
+        }
+        JobInfo job = docket.job(id).orElseThrow(() -> ApiException.notFound("no job " + id));
+        throw ApiException.conflict("job " + id + " is " + Views.state(job.state())
+                + "; only dead or scheduled jobs can be retried");
+    }
+
+    static JobState parseState(String text) {
+        try {
+            return JobState.valueOf(text.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("state must be one of scheduled, ready, running, completed, "
+                    + "cancelled, dead; was '" + JobRequests.clip(text) + "'");
+        }
+    }
+
+    static long pathId(Context ctx) {
+        String raw = ctx.pathParam("id");
+        try {
+            long id = Long.parseLong(raw);
+            if (id > 0) {
+                return id;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw ApiException.badRequest("a job id is a positive whole number, was '" + JobRequests.clip(raw) + "'");
+    }
+}
