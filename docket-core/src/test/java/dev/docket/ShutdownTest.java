@@ -133,7 +133,7 @@ class ShutdownTest extends DocketTest {
         assertThat(returned.getCount()).as("the handler is still running").isEqualTo(1);
         JobInfo released = docket.job(id).orElseThrow();
         assertThat(released.state()).isEqualTo(JobState.READY);
-        assertThat(released.attempt()).isZero();
+        assertThat(released.attempt()).as("an abandoned attempt keeps its number: it may still be running").isEqualTo(1);
         assertThat(released.lockedBy()).isNull();
 
         // The abandoned attempt can no longer write its outcome: its fence does not match.
@@ -143,7 +143,7 @@ class ShutdownTest extends DocketTest {
         assertThat(returned.await(5, TimeUnit.SECONDS)).isTrue();
         assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.READY);
 
-        // The next worker gets it, and only its attempt counts.
+        // The next worker gets it with a new attempt number: a distinct idempotency key from the abandoned run.
         Queue<String> ranBy = new ConcurrentLinkedQueue<>();
         closeAfter(docket.worker()
                 .workerId("fresh-2")
@@ -151,8 +151,8 @@ class ShutdownTest extends DocketTest {
                 .handler("stubborn", Task.class, (task, ctx) -> ranBy.add("fresh-2/" + ctx.attempt()))
                 .start());
         JobInfo done = awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
-        assertThat(ranBy).containsExactly("fresh-2/1");
-        assertThat(done.attempt()).isEqualTo(1);
+        assertThat(ranBy).containsExactly("fresh-2/2");
+        assertThat(done.attempt()).isEqualTo(2);
         assertThat(done.errors()).isEmpty();
     }
 

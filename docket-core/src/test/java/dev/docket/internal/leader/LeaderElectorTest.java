@@ -258,7 +258,7 @@ class LeaderElectorTest extends DocketTest {
 
     private String leaderRowHolder() {
         try {
-            return query("SELECT leader_id FROM " + schema + ".leaders WHERE role = 'maintainer'");
+            return query("SELECT leader_id FROM " + schema + ".leaders WHERE role = 'maintainer' AND expires_at > now()");
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
