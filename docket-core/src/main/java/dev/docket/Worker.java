@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.regex.Pattern;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,9 +35,10 @@ import org.slf4j.LoggerFactory;
  * the grace period, interrupts the rest and gives their jobs back to the queue at once (not after
  * their lease), writes every outcome, and stops the heartbeat last.
  *
- * <p>Connections: each claim, heartbeat and batch of outcomes borrows a pool connection briefly; the
- * listener holds one for the worker's life. A pool of {@code queues + 3} connections serves a worker
- * (handlers that use the database need their own on top).
+ * <p>Connections: each claim, heartbeat, batch of outcomes and maintenance round borrows a pool
+ * connection briefly; the listener holds one for the worker's life (see
+ * {@link Builder#listenerDataSource}). A pool of {@code queues + 4} connections serves a worker;
+ * handlers that use the database need their own on top.
  */
 public final class Worker implements AutoCloseable {
 
@@ -71,8 +73,8 @@ public final class Worker implements AutoCloseable {
         });
         this.heartbeater = new Heartbeater(docket.store(), inFlight, workerId, b.lease, executor::leaseOf,
                 b.heartbeatInterval);
-        this.notifier = b.listen ? new Notifier(docket.store().dataSource(), docket.schemaName().channel(), wakers,
-                Duration.ofSeconds(10)) : null;
+        this.notifier = b.listen ? new Notifier(b.listenerDataSource != null ? b.listenerDataSource
+                : docket.store().dataSource(), docket.schemaName().channel(), wakers, Duration.ofSeconds(10)) : null;
         if (b.maintenance) {
             this.maintainer = new Maintainer(docket.store(), b.maintenanceInterval, docket.historyRetention(),
                     docket.deadJobRetention());
@@ -238,6 +240,7 @@ public final class Worker implements AutoCloseable {
         private Duration maintenanceInterval = Duration.ofSeconds(1);
         private Duration leaderLease = Duration.ofSeconds(10);
         private boolean listen = true;
+        private DataSource listenerDataSource;
         private boolean maintenance = true;
         private int maxClaimBatch = 100;
         private String workerId = defaultWorkerId();
@@ -291,6 +294,17 @@ public final class Worker implements AutoCloseable {
         /** Whether to LISTEN for enqueue notifications (fast pickup), default true; polling works either way. */
         public Builder listen(boolean listen) {
             this.listen = listen;
+            return this;
+        }
+
+        /**
+         * Where the one long-lived LISTEN connection comes from; default: the Docket's data source, where
+         * it then holds one pool connection for the worker's life. An unpooled data source (such as
+         * PgJDBC's {@code PGSimpleDataSource}) keeps it out of the pool; it must reach the same database
+         * directly, not through a transaction-pooling proxy, which cannot carry LISTEN.
+         */
+        public Builder listenerDataSource(DataSource dataSource) {
+            this.listenerDataSource = Objects.requireNonNull(dataSource, "dataSource");
             return this;
         }
 
