@@ -53,6 +53,7 @@ public final class Docket implements AutoCloseable {
     private final PayloadCodec codec;
     private final RetryPolicy defaultRetryPolicy;
     private final Map<String, RetryPolicy> retryPolicies;
+    private final Map<String, Integer> payloadVersions;
     private final Duration historyRetention;
     private final Duration deadJobRetention;
     private final Duration migrationLockTimeout;
@@ -67,6 +68,7 @@ public final class Docket implements AutoCloseable {
         this.store = new JobStore(dataSource, schema, b.objectMapper);
         this.defaultRetryPolicy = b.defaultRetryPolicy;
         this.retryPolicies = Map.copyOf(b.retryPolicies);
+        this.payloadVersions = Map.copyOf(b.payloadVersions);
         this.historyRetention = b.historyRetention;
         this.deadJobRetention = b.deadJobRetention;
         this.migrationLockTimeout = b.migrationLockTimeout;
@@ -215,10 +217,19 @@ public final class Docket implements AutoCloseable {
      * and returns their ids in the order given. Never commits, rolls back or closes {@code tx}.
      */
     public List<Long> enqueueAll(Connection tx, List<NewJob> jobs) {
+        return enqueueAllWithResult(tx, jobs).stream().map(Enqueued::id).toList();
+    }
+
+    /**
+     * Like {@link #enqueueAll(Connection, List)}, saying for each job whether this call inserted it or
+     * found a live job holding its unique key. A competing insert that is still uncommitted is waited
+     * for: if it rolls back, this call inserts and says so.
+     */
+    public List<Enqueued> enqueueAllWithResult(Connection tx, List<NewJob> jobs) {
         Objects.requireNonNull(tx, "tx");
         List<InsertRow> rows = rows(jobs);
         try {
-            return insert(tx, rows).stream().map(Enqueued::id).toList();
+            return insert(tx, rows);
         } catch (SQLException e) {
             throw new DocketException("docket: enqueue failed: " + e.getMessage(), e);
         }
@@ -261,7 +272,8 @@ public final class Docket implements AutoCloseable {
         Long runAtMicros = options.runAt() == null ? null : epochMicros(options.runAt());
         Long delayMillis = options.delay() == null ? null : options.delay().toMillis();
         int maxAttempts = options.maxAttempts() != null ? options.maxAttempts() : retryPolicy(kind).maxAttempts();
-        return new InsertRow(options.queue(), kind, json, 1, options.priority(), runAtMicros, delayMillis,
+        int version = options.payloadVersion() != null ? options.payloadVersion() : payloadVersions.getOrDefault(kind, 1);
+        return new InsertRow(options.queue(), kind, json, version, options.priority(), runAtMicros, delayMillis,
                 maxAttempts, options.tenant(), options.uniqueKey());
     }
 
@@ -365,6 +377,7 @@ public final class Docket implements AutoCloseable {
         private int maxPayloadBytes = 256 * 1024;
         private RetryPolicy defaultRetryPolicy = RetryPolicy.defaults();
         private final Map<String, RetryPolicy> retryPolicies = new HashMap<>();
+        private final Map<String, Integer> payloadVersions = new HashMap<>();
         private Duration historyRetention = Duration.ofDays(7);
         private Duration deadJobRetention = Duration.ofDays(30);
         private Duration migrationLockTimeout = Duration.ofSeconds(10);
@@ -410,6 +423,20 @@ public final class Docket implements AutoCloseable {
         public Builder retryPolicy(String kind, RetryPolicy policy) {
             checkKind(kind);
             retryPolicies.put(kind, Objects.requireNonNull(policy, "policy"));
+            return this;
+        }
+
+        /**
+         * The payload version jobs of {@code kind} are stamped with when {@link JobOptions} names none;
+         * default 1. Bump it when the payload's shape changes, and give workers an upcaster from the
+         * old version ({@link Worker.Builder#upcaster}) so jobs enqueued before the deploy still run.
+         */
+        public Builder payloadVersion(String kind, int version) {
+            checkKind(kind);
+            if (version < 1) {
+                throw new IllegalArgumentException("payloadVersion must be >= 1, was " + version);
+            }
+            payloadVersions.put(kind, version);
             return this;
         }
 

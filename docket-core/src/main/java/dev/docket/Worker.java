@@ -1,5 +1,6 @@
 package dev.docket;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.internal.completer.Completer;
 import dev.docket.internal.db.Outcome;
 import dev.docket.internal.executor.HandlerBinding;
@@ -11,6 +12,7 @@ import dev.docket.internal.leader.LeaderElector;
 import dev.docket.internal.maintenance.Maintainer;
 import dev.docket.internal.notify.Notifier;
 import dev.docket.internal.producer.Producer;
+import dev.docket.internal.producer.QueueSettingsWatcher;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -50,6 +53,7 @@ public final class Worker implements AutoCloseable {
     private final InFlight inFlight = new InFlight();
     private final Completer completer;
     private final JobExecutor executor;
+    private final QueueSettingsWatcher queueSettings;
     private final Heartbeater heartbeater;
     private final List<Producer> producers = new ArrayList<>();
     private final Notifier notifier;
@@ -64,10 +68,11 @@ public final class Worker implements AutoCloseable {
         this.completer = new Completer(docket.store(), workerId, !docket.historyRetention().isZero(), 1000);
         Map<String, HandlerBinding<?>> handlers = new HashMap<>(b.handlers);
         this.executor = new JobExecutor(handlers, docket::retryPolicy, docket.codec(), completer, inFlight, workerId);
+        this.queueSettings = new QueueSettingsWatcher(docket.store(), Duration.ofSeconds(1));
         Map<String, Runnable> wakers = new HashMap<>();
         b.queues.forEach((queue, concurrency) -> {
             Producer p = new Producer(queue, concurrency, Math.min(concurrency, b.maxClaimBatch), b.pollInterval,
-                    b.lease, workerId, docket.store(), executor);
+                    b.lease, workerId, docket.store(), executor, queueSettings);
             producers.add(p);
             wakers.put(queue, p::jobsAvailable);
         });
@@ -98,6 +103,12 @@ public final class Worker implements AutoCloseable {
 
     private Worker start() {
         docket.requireSchema();
+        try {
+            queueSettings.runOnce();
+        } catch (java.sql.SQLException e) {
+            throw new DocketException("docket: reading the queue settings failed: " + e.getMessage(), e);
+        }
+        queueSettings.start();
         completer.start();
         heartbeater.start();
         if (elector != null) {
@@ -134,6 +145,7 @@ public final class Worker implements AutoCloseable {
         producers.forEach(p -> addFailures(failing, "producer:" + p.queue(), p.consecutiveFailures()));
         addFailures(failing, "completer", completer.consecutiveFailures());
         addFailures(failing, "heartbeat", heartbeater.consecutiveFailures());
+        addFailures(failing, "queue-settings", queueSettings.consecutiveFailures());
         if (notifier != null) {
             addFailures(failing, "listener", notifier.consecutiveFailures());
         }
@@ -189,6 +201,7 @@ public final class Worker implements AutoCloseable {
         }
         completer.stop(Duration.ofSeconds(10));
         executor.close();
+        queueSettings.stop();
         heartbeater.stop();
         docket.unregister(this);
         log.info("docket: worker {} stopped", workerId);
@@ -233,6 +246,7 @@ public final class Worker implements AutoCloseable {
         private final Docket docket;
         private final Map<String, Integer> queues = new LinkedHashMap<>();
         private final Map<String, HandlerBinding<?>> handlers = new HashMap<>();
+        private final Map<String, Map<Integer, UnaryOperator<JsonNode>>> upcasters = new HashMap<>();
         private Duration pollInterval = Duration.ofSeconds(1);
         private Duration lease = Duration.ofSeconds(30);
         private Duration heartbeatInterval;
@@ -281,7 +295,27 @@ public final class Worker implements AutoCloseable {
             if (handlers.containsKey(kind)) {
                 throw new IllegalArgumentException("a handler for kind '" + kind + "' is already registered");
             }
-            handlers.put(kind, new HandlerBinding<>(payloadType, handler, docket.retryPolicy(kind), options));
+            handlers.put(kind, new HandlerBinding<>(payloadType, handler, docket.retryPolicy(kind), options,
+                    upcasters.getOrDefault(kind, Map.of())));
+            return this;
+        }
+
+        /**
+         * Registers how payloads of {@code kind} at version {@code fromVersion} become version
+         * {@code fromVersion + 1} (a JSON tree to a JSON tree). Jobs enqueued with an older version are
+         * upcast step by step to the version the handler reads before they are mapped. Register
+         * upcasters before the kind's handler.
+         */
+        public Builder upcaster(String kind, int fromVersion, UnaryOperator<JsonNode> upcaster) {
+            Docket.checkKind(kind);
+            Objects.requireNonNull(upcaster, "upcaster");
+            if (fromVersion < 1) {
+                throw new IllegalArgumentException("fromVersion must be >= 1, was " + fromVersion);
+            }
+            if (handlers.containsKey(kind)) {
+                throw new IllegalStateException("register upcasters of kind '" + kind + "' before its handler");
+            }
+            upcasters.computeIfAbsent(kind, k -> new HashMap<>()).put(fromVersion, upcaster);
             return this;
         }
 

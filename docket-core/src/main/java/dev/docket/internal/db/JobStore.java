@@ -6,6 +6,7 @@ import dev.docket.JobError;
 import dev.docket.JobInfo;
 import dev.docket.JobState;
 import dev.docket.JobSummary;
+import dev.docket.QueueSettings;
 import dev.docket.QueueStats;
 import java.sql.Array;
 import java.sql.Connection;
@@ -201,18 +202,98 @@ public final class JobStore {
                 ps.setLong(3, lease.toMillis());
                 ps.setString(4, workerId);
                 ps.setString(5, queue);
-                ps.setInt(6, limit);
-                List<ClaimedJob> jobs = new ArrayList<>(limit);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        jobs.add(new ClaimedJob(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                                rs.getInt(5), rs.getInt(6), instant(rs, 7), rs.getInt(8), rs.getInt(9),
-                                rs.getString(10), rs.getString(11), instant(rs, 12)));
-                    }
+                ps.setString(6, queue);
+                ps.setInt(7, limit);
+                return claimed(ps, limit);
+            }
+        }
+    }
+
+    /**
+     * Claims from a queue with concurrency caps ({@link QueueSettings#capped()}): serialized with the
+     * other claimers of the queue, within {@code settings}' cluster-wide and per-tenant caps.
+     */
+    public List<ClaimedJob> jobClaimCapped(String queue, int limit, QueueSettings settings, Duration lease,
+                                           Map<String, Duration> kindLeases, String workerId) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                try (PreparedStatement lock = c.prepareStatement(sql.queueClaimLock)) {
+                    lock.setString(1, queue);
+                    lock.execute();
                 }
-                jobs.sort((a, b) -> a.priority() != b.priority() ? Integer.compare(a.priority(), b.priority())
-                        : !a.runAt().equals(b.runAt()) ? a.runAt().compareTo(b.runAt()) : Long.compare(a.id(), b.id()));
+                List<ClaimedJob> jobs;
+                try (PreparedStatement ps = c.prepareStatement(sql.jobClaimCapped)) {
+                    ps.setString(1, queue);
+                    ps.setInt(2, limit);
+                    ps.setObject(3, settings.tenantMaxRunning(), java.sql.Types.INTEGER);
+                    ps.setObject(4, settings.maxRunning(), java.sql.Types.INTEGER);
+                    List<String> kinds = new ArrayList<>(kindLeases.keySet());
+                    ps.setArray(5, c.createArrayOf("text", kinds.toArray()));
+                    ps.setArray(6, c.createArrayOf("bigint", kinds.stream().map(k -> kindLeases.get(k).toMillis()).toArray()));
+                    ps.setLong(7, lease.toMillis());
+                    ps.setString(8, workerId);
+                    jobs = claimed(ps, limit);
+                }
+                c.commit();
                 return jobs;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
+    private static List<ClaimedJob> claimed(PreparedStatement ps, int limit) throws SQLException {
+        List<ClaimedJob> jobs = new ArrayList<>(limit);
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                jobs.add(new ClaimedJob(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                        rs.getInt(5), rs.getInt(6), instant(rs, 7), rs.getInt(8), rs.getInt(9),
+                        rs.getString(10), rs.getString(11), instant(rs, 12)));
+            }
+        }
+        jobs.sort((a, b) -> a.priority() != b.priority() ? Integer.compare(a.priority(), b.priority())
+                : !a.runAt().equals(b.runAt()) ? a.runAt().compareTo(b.runAt()) : Long.compare(a.id(), b.id()));
+        return jobs;
+    }
+
+    /** Every queue with settings of its own. */
+    public List<QueueSettings> queueList() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.queueList); ResultSet rs = ps.executeQuery()) {
+                List<QueueSettings> queues = new ArrayList<>();
+                while (rs.next()) {
+                    queues.add(new QueueSettings(rs.getString(1), rs.getBoolean(2), (Integer) rs.getObject(3),
+                            (Integer) rs.getObject(4), instant(rs, 5)));
+                }
+                return queues;
+            }
+        }
+    }
+
+    /** Pauses or resumes a queue cluster-wide, and wakes its workers. */
+    public void queueSetPaused(String queue, boolean paused) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.queueSetPaused)) {
+                ps.setString(1, queue);
+                ps.setBoolean(2, paused);
+                ps.executeQuery().close();
+            }
+        }
+    }
+
+    /** Sets a queue's cluster-wide caps (null: none), and wakes its workers. */
+    public void queueSetLimits(String queue, Integer maxRunning, Integer tenantMaxRunning) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.queueSetLimits)) {
+                ps.setString(1, queue);
+                ps.setObject(2, maxRunning, java.sql.Types.INTEGER);
+                ps.setObject(3, tenantMaxRunning, java.sql.Types.INTEGER);
+                ps.executeQuery().close();
             }
         }
     }
@@ -227,12 +308,14 @@ public final class JobStore {
         List<Outcome.Retry> retries = new ArrayList<>();
         List<Outcome.Dead> dead = new ArrayList<>();
         List<Outcome.Released> released = new ArrayList<>();
+        List<Outcome.Snoozed> snoozed = new ArrayList<>();
         for (Outcome o : outcomes) {
             switch (o) {
                 case Outcome.Completed done -> completed.add(done.fence());
                 case Outcome.Retry retry -> retries.add(retry);
                 case Outcome.Dead d -> dead.add(d);
                 case Outcome.Released r -> released.add(r);
+                case Outcome.Snoozed z -> snoozed.add(z);
             }
         }
         Set<Fence> applied = new HashSet<>();
@@ -260,6 +343,15 @@ public final class JobStore {
                         ps.setArray(3, c.createArrayOf("text", dead.stream().map(Outcome.Dead::error).toArray()));
                         ps.setArray(4, c.createArrayOf("text", dead.stream().map(Outcome.Dead::reason).toArray()));
                         ps.setString(5, workerId);
+                        collectFences(ps, applied);
+                    }
+                }
+                if (!snoozed.isEmpty()) {
+                    try (PreparedStatement ps = c.prepareStatement(sql.jobSnoozeMany)) {
+                        ps.setArray(1, c.createArrayOf("bigint", snoozed.stream().map(z -> z.fence().id()).toArray()));
+                        ps.setArray(2, c.createArrayOf("int4", snoozed.stream().map(z -> z.fence().attempt()).toArray()));
+                        ps.setArray(3, c.createArrayOf("bigint", snoozed.stream().map(Outcome.Snoozed::delayMillis).toArray()));
+                        ps.setString(4, workerId);
                         collectFences(ps, applied);
                     }
                 }

@@ -13,6 +13,10 @@ public sealed interface Outcome {
     record Retry(Fence fence, long delayMillis, String error) implements Outcome {
     }
 
+    /** The handler asked to run again after {@code delayMillis}; not a failure, and the attempt is given back. */
+    record Snoozed(Fence fence, long delayMillis) implements Outcome {
+    }
+
     /** The job goes to the dead-letter table. */
     record Dead(Fence fence, String error, String reason) implements Outcome {
     }

@@ -55,17 +55,21 @@ public final class JobExecutor implements AutoCloseable {
         this.timeouts = timer;
     }
 
-    /** Starts the job's handler; {@code handlerDone} runs when the handler has returned or thrown. */
-    public void execute(ClaimedJob job, Runnable handlerDone) {
+    /**
+     * Starts the job's handler; {@code handlerDone} runs when the handler has returned or thrown,
+     * {@code settled} once its outcome is written (or discarded), which is when the job stops
+     * counting as running in the database.
+     */
+    public void execute(ClaimedJob job, Runnable handlerDone, Runnable settled) {
         RunningJob running = inFlight.add(job);
-        Thread.ofVirtual().name("docket-job-" + job.id()).start(() -> run(running, handlerDone));
+        Thread.ofVirtual().name("docket-job-" + job.id()).start(() -> run(running, handlerDone, settled));
     }
 
     /**
      * Runs one attempt. The outcome reaches the completer before the slot is freed: a shutdown that
      * sees every slot free must find every outcome already submitted.
      */
-    private void run(RunningJob running, Runnable handlerDone) {
+    private void run(RunningJob running, Runnable handlerDone, Runnable settled) {
         try {
             ClaimedJob job = running.job();
             Outcome outcome = attempt(running);
@@ -73,9 +77,13 @@ public final class JobExecutor implements AutoCloseable {
                 log.warn("docket: job {} attempt {} ({}): lease lost while running; outcome discarded",
                         job.id(), job.attempt(), job.kind());
                 inFlight.remove(running);
+                settled.run();
                 return;
             }
-            completer.submit(outcome, written -> inFlight.remove(running));
+            completer.submit(outcome, written -> {
+                inFlight.remove(running);
+                settled.run();
+            });
         } finally {
             handlerDone.run();
         }
@@ -106,13 +114,17 @@ public final class JobExecutor implements AutoCloseable {
         }
         Object payload;
         try {
-            payload = binding.decode(codec, job.payload());
+            payload = binding.decode(codec, job.payload(), job.payloadVersion());
         } catch (IllegalArgumentException e) {
             // A payload that does not fit its type will not fit on the next attempt either.
             return new Outcome.Dead(job.fence(), e.getMessage(), e.getMessage());
         }
+        Context ctx = new Context(job);
         try {
-            binding.invoke(payload, context(job));
+            binding.invoke(payload, ctx);
+            if (ctx.snoozeMillis >= 0) {
+                return new Outcome.Snoozed(job.fence(), ctx.snoozeMillis);
+            }
             return new Outcome.Completed(job.fence());
         } catch (PermanentJobFailure e) {
             return new Outcome.Dead(job.fence(), describe(e), "permanent failure: " + e.getMessage());
@@ -158,38 +170,52 @@ public final class JobExecutor implements AutoCloseable {
         return new Outcome.Retry(job.fence(), delay, error);
     }
 
-    private static JobContext context(ClaimedJob job) {
-        return new JobContext() {
-            @Override
-            public long jobId() {
-                return job.id();
-            }
+    /** What a handler sees of its attempt; remembers a snooze request. */
+    private static final class Context implements JobContext {
+        private final ClaimedJob job;
+        private volatile long snoozeMillis = -1;
 
-            @Override
-            public int attempt() {
-                return job.attempt();
-            }
+        Context(ClaimedJob job) {
+            this.job = job;
+        }
 
-            @Override
-            public int maxAttempts() {
-                return job.maxAttempts();
-            }
+        @Override
+        public long jobId() {
+            return job.id();
+        }
 
-            @Override
-            public String kind() {
-                return job.kind();
-            }
+        @Override
+        public int attempt() {
+            return job.attempt();
+        }
 
-            @Override
-            public String queue() {
-                return job.queue();
-            }
+        @Override
+        public int maxAttempts() {
+            return job.maxAttempts();
+        }
 
-            @Override
-            public String tenant() {
-                return job.tenant();
+        @Override
+        public String kind() {
+            return job.kind();
+        }
+
+        @Override
+        public String queue() {
+            return job.queue();
+        }
+
+        @Override
+        public String tenant() {
+            return job.tenant();
+        }
+
+        @Override
+        public void snooze(Duration delay) {
+            if (delay == null || delay.isNegative() || delay.compareTo(Duration.ofDays(365)) > 0) {
+                throw new IllegalArgumentException("snooze delay must be from 0 to 365 days, was " + delay);
             }
-        };
+            snoozeMillis = delay.toMillis();
+        }
     }
 
     /** The throwable with its stack, cut to a size that keeps the errors column small. */
