@@ -1,11 +1,13 @@
 package dev.docket;
 
+import com.cronutils.model.time.ExecutionTime;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.Inserted;
 import dev.docket.internal.db.JobStore;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
+import dev.docket.internal.maintenance.CronEnqueuer;
 import dev.docket.internal.migrate.Migrator;
 import dev.docket.internal.notify.EnqueueNotifier;
 import java.sql.Connection;
@@ -54,6 +56,7 @@ public final class Docket implements AutoCloseable {
     private final RetryPolicy defaultRetryPolicy;
     private final Map<String, RetryPolicy> retryPolicies;
     private final Map<String, Integer> payloadVersions;
+    private final List<CronEnqueuer.Schedule> schedules;
     private final Duration historyRetention;
     private final Duration deadJobRetention;
     private final Duration migrationLockTimeout;
@@ -69,6 +72,8 @@ public final class Docket implements AutoCloseable {
         this.defaultRetryPolicy = b.defaultRetryPolicy;
         this.retryPolicies = Map.copyOf(b.retryPolicies);
         this.payloadVersions = Map.copyOf(b.payloadVersions);
+        this.schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(),
+                ExecutionTime.forCron(p.parsedCron()), p.zone(), row(p.kind(), p.payload(), p.options()))).toList();
         this.historyRetention = b.historyRetention;
         this.deadJobRetention = b.deadJobRetention;
         this.migrationLockTimeout = b.migrationLockTimeout;
@@ -342,6 +347,10 @@ public final class Docket implements AutoCloseable {
         return schema;
     }
 
+    List<CronEnqueuer.Schedule> schedules() {
+        return schedules;
+    }
+
     Duration historyRetention() {
         return historyRetention;
     }
@@ -378,6 +387,7 @@ public final class Docket implements AutoCloseable {
         private RetryPolicy defaultRetryPolicy = RetryPolicy.defaults();
         private final Map<String, RetryPolicy> retryPolicies = new HashMap<>();
         private final Map<String, Integer> payloadVersions = new HashMap<>();
+        private final List<PeriodicJob> periodic = new ArrayList<>();
         private Duration historyRetention = Duration.ofDays(7);
         private Duration deadJobRetention = Duration.ofDays(30);
         private Duration migrationLockTimeout = Duration.ofSeconds(10);
@@ -437,6 +447,19 @@ public final class Docket implements AutoCloseable {
                 throw new IllegalArgumentException("payloadVersion must be >= 1, was " + version);
             }
             payloadVersions.put(kind, version);
+            return this;
+        }
+
+        /**
+         * Enqueues a job on a cron schedule, exactly once per slot across the cluster (see
+         * {@link PeriodicJob}); the maintenance leader does it. Declare the same schedules on every node.
+         */
+        public Builder periodic(PeriodicJob job) {
+            Objects.requireNonNull(job, "job");
+            if (periodic.stream().anyMatch(p -> p.name().equals(job.name()))) {
+                throw new IllegalArgumentException("a periodic job named '" + job.name() + "' is already declared");
+            }
+            periodic.add(job);
             return this;
         }
 

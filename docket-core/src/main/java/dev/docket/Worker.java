@@ -9,6 +9,7 @@ import dev.docket.internal.executor.JobExecutor;
 import dev.docket.internal.executor.RunningJob;
 import dev.docket.internal.heartbeat.Heartbeater;
 import dev.docket.internal.leader.LeaderElector;
+import dev.docket.internal.maintenance.CronEnqueuer;
 import dev.docket.internal.maintenance.Maintainer;
 import dev.docket.internal.notify.Notifier;
 import dev.docket.internal.producer.Producer;
@@ -82,7 +83,7 @@ public final class Worker implements AutoCloseable {
                 : docket.store().dataSource(), docket.schemaName().channel(), wakers, Duration.ofSeconds(10)) : null;
         if (b.maintenance) {
             this.maintainer = new Maintainer(docket.store(), b.maintenanceInterval, docket.historyRetention(),
-                    docket.deadJobRetention());
+                    docket.deadJobRetention(), new CronEnqueuer(docket.store(), docket.schedules()));
             this.elector = new LeaderElector(docket.store(), "maintainer", workerId, b.leaderLease,
                     new LeaderElector.Listener() {
                         @Override

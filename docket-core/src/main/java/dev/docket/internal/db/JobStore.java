@@ -781,6 +781,65 @@ public final class JobStore {
         });
     }
 
+    /** The database's clock. */
+    public Instant dbNow() throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.dbNow);
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return instant(rs, 1);
+        }
+    }
+
+    /** The last enqueued slot of a periodic job, or empty when it was never seen. */
+    public Optional<Instant> cronSlotFind(String name) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.cronSlotFind)) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(instant(rs, 1)) : Optional.empty();
+            }
+        }
+    }
+
+    /** Records a periodic job seen for the first time as having enqueued up to {@code slot}. */
+    public void cronSlotInit(String name, Instant slot) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.cronSlotInit)) {
+            ps.setString(1, name);
+            ps.setObject(2, OffsetDateTime.ofInstant(slot, java.time.ZoneOffset.UTC));
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Enqueues {@code row} for {@code slot} if, and only if, this call moves the periodic job's last
+     * slot forward to it, in one transaction; returns whether it did.
+     */
+    public boolean cronEnqueueSlot(String name, Instant slot, InsertRow row) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                OffsetDateTime at = OffsetDateTime.ofInstant(slot, java.time.ZoneOffset.UTC);
+                try (PreparedStatement ps = c.prepareStatement(sql.cronSlotAdvance)) {
+                    ps.setObject(1, at);
+                    ps.setString(2, name);
+                    ps.setObject(3, at);
+                    if (ps.executeUpdate() == 0) {
+                        c.rollback();
+                        return false;
+                    }
+                }
+                List<Inserted> inserted = jobInsertMany(c, List.of(row));
+                if (inserted.getFirst().ready()) {
+                    queueNotify(c, List.of(row.queue()));
+                }
+                c.commit();
+                return true;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
     /**
      * The schema version recorded by the migrator, 0 when Docket's tables do not exist. Neither
      * statement can fail on a missing table, so this is safe inside a caller's transaction.

@@ -448,6 +448,20 @@ public final class Sql {
               FROM {{schema}}.dead_jobs
              GROUP BY queue, kind""";
 
+    private static final String CRON_SLOT_FIND = """
+            SELECT last_slot, now() FROM {{schema}}.cron_slots WHERE name = ?""";
+
+    private static final String CRON_SLOT_INIT = """
+            INSERT INTO {{schema}}.cron_slots (name, last_slot) VALUES (?, ?) ON CONFLICT (name) DO NOTHING""";
+
+    /* Advances only forward: of two leaders racing for one slot, exactly one updates the row. */
+    private static final String CRON_SLOT_ADVANCE = """
+            UPDATE {{schema}}.cron_slots SET last_slot = ?, updated_at = now()
+             WHERE name = ? AND last_slot < ?""";
+
+    private static final String DB_NOW = """
+            SELECT now()""";
+
     private static final String SCHEMA_VERSION_TABLE = """
             SELECT to_regclass('{{schema}}.schema_migrations')::text""";
 
@@ -480,6 +494,10 @@ public final class Sql {
     public final String deadJobDeleteExpired;
     public final String jobFind;
     public final String schemaVersionTable;
+    public final String cronSlotFind;
+    public final String cronSlotInit;
+    public final String cronSlotAdvance;
+    public final String dbNow;
     public final String schemaVersion;
     public final String leaderAttemptElect;
     public final String leaderResign;
@@ -520,6 +538,10 @@ public final class Sql {
         deadJobDeleteExpired = bind(DEAD_JOB_DELETE_EXPIRED, schema);
         jobFind = bind(JOB_FIND, schema);
         schemaVersionTable = bind(SCHEMA_VERSION_TABLE, schema);
+        cronSlotFind = bind(CRON_SLOT_FIND, schema);
+        cronSlotInit = bind(CRON_SLOT_INIT, schema);
+        cronSlotAdvance = bind(CRON_SLOT_ADVANCE, schema);
+        dbNow = DB_NOW;
         schemaVersion = bind(SCHEMA_VERSION, schema);
         leaderAttemptElect = bind(LEADER_ATTEMPT_ELECT, schema);
         leaderResign = bind(LEADER_RESIGN, schema);

@@ -30,7 +30,8 @@ public final class Migrator {
     private static final Logger log = LoggerFactory.getLogger(Migrator.class);
 
     /** The migrations this build ships, in order. */
-    static final List<String> MIGRATIONS = List.of("V001__jobs.sql", "V002__leaders.sql", "V003__queue_control.sql");
+    static final List<String> MIGRATIONS = List.of("V001__jobs.sql", "V002__leaders.sql", "V003__queue_control.sql",
+            "V004__cron.sql");
 
     private static final String LOCK = "SELECT pg_advisory_xact_lock(hashtext(?))";
     private static final String VERSION_TABLE = """
