@@ -21,7 +21,9 @@ public final class JobOptions {
     private static final JobOptions DEFAULTS = builder().build();
 
     private final String queue;
+    private final boolean queueSet;
     private final int priority;
+    private final boolean prioritySet;
     private final Instant runAt;
     private final Duration delay;
     private final Integer maxAttempts;
@@ -31,7 +33,9 @@ public final class JobOptions {
 
     private JobOptions(Builder b) {
         this.queue = b.queue;
+        this.queueSet = b.queueSet;
         this.priority = b.priority;
+        this.prioritySet = b.prioritySet;
         this.runAt = b.runAt;
         this.delay = b.delay;
         this.maxAttempts = b.maxAttempts;
@@ -53,7 +57,9 @@ public final class JobOptions {
     public Builder toBuilder() {
         Builder b = new Builder();
         b.queue = queue;
+        b.queueSet = queueSet;
         b.priority = priority;
+        b.prioritySet = prioritySet;
         b.runAt = runAt;
         b.delay = delay;
         b.maxAttempts = maxAttempts;
@@ -69,6 +75,27 @@ public final class JobOptions {
 
     public int priority() {
         return priority;
+    }
+
+    /** These options with the kind's defaults ({@link Docket.Builder#kindDefaults}) for what they leave unset. */
+    JobOptions withDefaults(JobOptions kindDefaults) {
+        if (kindDefaults == null) {
+            return this;
+        }
+        Builder b = toBuilder();
+        if (!queueSet && kindDefaults.queueSet) {
+            b.queue(kindDefaults.queue);
+        }
+        if (!prioritySet && kindDefaults.prioritySet) {
+            b.priority(kindDefaults.priority);
+        }
+        if (maxAttempts == null && kindDefaults.maxAttempts != null) {
+            b.maxAttempts(kindDefaults.maxAttempts);
+        }
+        if (tenant == null && kindDefaults.tenant != null) {
+            b.tenant(kindDefaults.tenant);
+        }
+        return b.build();
     }
 
     /** The absolute due time, or {@code null} (then {@link #delay()} or now). */
@@ -101,7 +128,8 @@ public final class JobOptions {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof JobOptions other && queue.equals(other.queue) && priority == other.priority
+        return o instanceof JobOptions other && queue.equals(other.queue) && queueSet == other.queueSet
+                && priority == other.priority && prioritySet == other.prioritySet
                 && Objects.equals(runAt, other.runAt) && Objects.equals(delay, other.delay)
                 && Objects.equals(maxAttempts, other.maxAttempts) && Objects.equals(uniqueKey, other.uniqueKey)
                 && Objects.equals(tenant, other.tenant) && Objects.equals(payloadVersion, other.payloadVersion);
@@ -109,7 +137,8 @@ public final class JobOptions {
 
     @Override
     public int hashCode() {
-        return Objects.hash(queue, priority, runAt, delay, maxAttempts, uniqueKey, tenant, payloadVersion);
+        return Objects.hash(queue, queueSet, priority, prioritySet, runAt, delay, maxAttempts, uniqueKey, tenant,
+                payloadVersion);
     }
 
     @Override
@@ -122,7 +151,9 @@ public final class JobOptions {
     /** Builds {@link JobOptions}; each setter checks its value and says what was wrong. */
     public static final class Builder {
         private String queue = "default";
+        private boolean queueSet;
         private int priority;
+        private boolean prioritySet;
         private Instant runAt;
         private Duration delay;
         private Integer maxAttempts;
@@ -140,6 +171,7 @@ public final class JobOptions {
                         + describe(queue));
             }
             this.queue = queue;
+            this.queueSet = true;
             return this;
         }
 
@@ -149,6 +181,7 @@ public final class JobOptions {
                 throw new IllegalArgumentException("priority must be between -32768 and 32767, was " + priority);
             }
             this.priority = priority;
+            this.prioritySet = true;
             return this;
         }
 

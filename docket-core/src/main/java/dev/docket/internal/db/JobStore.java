@@ -8,6 +8,7 @@ import dev.docket.JobState;
 import dev.docket.JobSummary;
 import dev.docket.QueueSettings;
 import dev.docket.QueueStats;
+import dev.docket.TenantRunning;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -779,6 +780,18 @@ public final class JobStore {
             r[7] = Double.NaN;
             return r;
         });
+    }
+
+    /** Running jobs per queue and tenant (tenant null for jobs without one), most first within a queue. */
+    public List<TenantRunning> statsRunningByTenant() throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.statsRunningByTenant);
+             ResultSet rs = ps.executeQuery()) {
+            List<TenantRunning> rows = new ArrayList<>();
+            while (rs.next()) {
+                rows.add(new TenantRunning(rs.getString(1), rs.getString(2), rs.getLong(3)));
+            }
+            return rows;
+        }
     }
 
     /** The database's clock. */

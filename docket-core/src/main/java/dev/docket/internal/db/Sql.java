@@ -448,6 +448,13 @@ public final class Sql {
               FROM {{schema}}.dead_jobs
              GROUP BY queue, kind""";
 
+    /* Reads only the running set, which is at most the cluster's concurrency. */
+    private static final String STATS_RUNNING_BY_TENANT = """
+            SELECT queue, tenant, count(*) FROM {{schema}}.jobs
+             WHERE state = 'running'
+             GROUP BY queue, tenant
+             ORDER BY queue, count(*) DESC""";
+
     private static final String CRON_SLOT_FIND = """
             SELECT last_slot, now() FROM {{schema}}.cron_slots WHERE name = ?""";
 
@@ -494,6 +501,7 @@ public final class Sql {
     public final String deadJobDeleteExpired;
     public final String jobFind;
     public final String schemaVersionTable;
+    public final String statsRunningByTenant;
     public final String cronSlotFind;
     public final String cronSlotInit;
     public final String cronSlotAdvance;
@@ -538,6 +546,7 @@ public final class Sql {
         deadJobDeleteExpired = bind(DEAD_JOB_DELETE_EXPIRED, schema);
         jobFind = bind(JOB_FIND, schema);
         schemaVersionTable = bind(SCHEMA_VERSION_TABLE, schema);
+        statsRunningByTenant = bind(STATS_RUNNING_BY_TENANT, schema);
         cronSlotFind = bind(CRON_SLOT_FIND, schema);
         cronSlotInit = bind(CRON_SLOT_INIT, schema);
         cronSlotAdvance = bind(CRON_SLOT_ADVANCE, schema);
