@@ -282,7 +282,8 @@ public final class Docket implements AutoCloseable {
         int maxAttempts = options.maxAttempts() != null ? options.maxAttempts() : retryPolicy(kind).maxAttempts();
         int version = options.payloadVersion() != null ? options.payloadVersion() : payloadVersions.getOrDefault(kind, 1);
         return new InsertRow(options.queue(), kind, json, version, options.priority(), runAtMicros, delayMillis,
-                maxAttempts, options.tenant(), options.uniqueKey());
+                maxAttempts, options.tenant(), options.uniqueKey(),
+                options.uniqueFor() == null ? null : options.uniqueFor().toMillis());
     }
 
     private static long epochMicros(Instant t) {

@@ -30,6 +30,7 @@ public final class JobOptions {
     private final String uniqueKey;
     private final String tenant;
     private final Integer payloadVersion;
+    private final Duration uniqueFor;
 
     private JobOptions(Builder b) {
         this.queue = b.queue;
@@ -42,6 +43,7 @@ public final class JobOptions {
         this.uniqueKey = b.uniqueKey;
         this.tenant = b.tenant;
         this.payloadVersion = b.payloadVersion;
+        this.uniqueFor = b.uniqueFor;
     }
 
     /** Queue {@code "default"}, priority 0, due now, the kind's max attempts, no unique key, no tenant. */
@@ -66,6 +68,7 @@ public final class JobOptions {
         b.uniqueKey = uniqueKey;
         b.tenant = tenant;
         b.payloadVersion = payloadVersion;
+        b.uniqueFor = uniqueFor;
         return b;
     }
 
@@ -121,6 +124,11 @@ public final class JobOptions {
         return tenant;
     }
 
+    /** How long the unique key is held from enqueue, even after the job finished; {@code null}: while the job is live. */
+    public Duration uniqueFor() {
+        return uniqueFor;
+    }
+
     /** The payload's version, or {@code null} for the kind's current one (see {@link Docket.Builder#payloadVersion}). */
     public Integer payloadVersion() {
         return payloadVersion;
@@ -132,20 +140,21 @@ public final class JobOptions {
                 && priority == other.priority && prioritySet == other.prioritySet
                 && Objects.equals(runAt, other.runAt) && Objects.equals(delay, other.delay)
                 && Objects.equals(maxAttempts, other.maxAttempts) && Objects.equals(uniqueKey, other.uniqueKey)
-                && Objects.equals(tenant, other.tenant) && Objects.equals(payloadVersion, other.payloadVersion);
+                && Objects.equals(tenant, other.tenant) && Objects.equals(payloadVersion, other.payloadVersion)
+                && Objects.equals(uniqueFor, other.uniqueFor);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(queue, queueSet, priority, prioritySet, runAt, delay, maxAttempts, uniqueKey, tenant,
-                payloadVersion);
+                payloadVersion, uniqueFor);
     }
 
     @Override
     public String toString() {
         return "JobOptions[queue=" + queue + ", priority=" + priority + ", runAt=" + runAt + ", delay=" + delay
                 + ", maxAttempts=" + maxAttempts + ", uniqueKey=" + uniqueKey + ", tenant=" + tenant
-                + ", payloadVersion=" + payloadVersion + "]";
+                + ", payloadVersion=" + payloadVersion + ", uniqueFor=" + uniqueFor + "]";
     }
 
     /** Builds {@link JobOptions}; each setter checks its value and says what was wrong. */
@@ -160,6 +169,7 @@ public final class JobOptions {
         private String uniqueKey;
         private String tenant;
         private Integer payloadVersion;
+        private Duration uniqueFor;
 
         private Builder() {
         }
@@ -224,6 +234,20 @@ public final class JobOptions {
             return this;
         }
 
+        /**
+         * Holds the unique key for this long from enqueue, even after the job completed (or died):
+         * "at most one such job per period", e.g. one digest per user per day. Needs a
+         * {@link #uniqueKey}; from 1 ms to 366 days. Default: held only while the job is live.
+         */
+        public Builder uniqueFor(Duration period) {
+            Objects.requireNonNull(period, "period");
+            if (period.isNegative() || period.isZero() || period.compareTo(Duration.ofDays(366)) > 0) {
+                throw new IllegalArgumentException("uniqueFor must be from 1ms to 366 days, was " + period);
+            }
+            this.uniqueFor = period;
+            return this;
+        }
+
         /** The fairness key this job is accounted to; up to 512 characters; {@code null} (the default) for none. */
         public Builder tenant(String tenant) {
             this.tenant = checkKey("tenant", tenant);
@@ -240,6 +264,9 @@ public final class JobOptions {
         }
 
         public JobOptions build() {
+            if (uniqueFor != null && uniqueKey == null) {
+                throw new IllegalArgumentException("uniqueFor needs a uniqueKey");
+            }
             return new JobOptions(this);
         }
 
