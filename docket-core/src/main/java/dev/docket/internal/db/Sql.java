@@ -70,7 +70,6 @@ public final class Sql {
                         ORDER BY priority, run_at, id
                         LIMIT ?
                         FOR NO KEY UPDATE SKIP LOCKED))
-               AND state = 'ready'
             """ + CLAIM_RETURNING;
 
     /*
@@ -133,7 +132,6 @@ public final class Sql {
                           AND NOT EXISTS (SELECT 1 FROM {{schema}}.queues q WHERE q.name = (SELECT queue FROM p) AND q.paused)
                         ORDER BY j.priority, j.run_at, j.id
                         FOR NO KEY UPDATE SKIP LOCKED))
-               AND state = 'ready'
             """ + CLAIM_RETURNING;
 
     private static final String QUEUE_CLAIM_LOCK = """
