@@ -67,6 +67,34 @@ public final class PayloadCodec {
         return text;
     }
 
+    /** Reads stored payload JSON as a tree, for upcasters. */
+    public JsonNode readTree(String json) {
+        try {
+            return mapper.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("payload is not readable JSON (" + e.getClass().getSimpleName() + ")");
+        }
+    }
+
+    /** Maps an (upcast) payload tree to {@code type}; errors as for {@link #fromJson}. */
+    public <T> T fromTree(JsonNode tree, Class<T> type) {
+        try {
+            return mapper.treeToValue(tree, type);
+        } catch (JsonProcessingException e) {
+            throw mappingError(e, type);
+        }
+    }
+
+    /**
+     * Jackson's messages quote the offending values, and its path names map keys, which are payload
+     * data too: the error keeps only the type, bean field names and array indexes.
+     */
+    private static IllegalArgumentException mappingError(JsonProcessingException e, Class<?> type) {
+        String where = e instanceof JsonMappingException m && !m.getPath().isEmpty() ? " at " + path(m) : "";
+        return new IllegalArgumentException("payload does not map to " + type.getName() + where
+                + " (" + e.getClass().getSimpleName() + ")");
+    }
+
     private static String path(JsonMappingException e) {
         StringBuilder out = new StringBuilder("$");
         for (JsonMappingException.Reference ref : e.getPath()) {
@@ -86,11 +114,7 @@ public final class PayloadCodec {
         try {
             return mapper.readValue(json, type);
         } catch (JsonProcessingException e) {
-            // Jackson's messages quote the offending values, and its path names map keys, which are
-            // payload data too: keep only bean field names and array indexes.
-            String where = e instanceof JsonMappingException m && !m.getPath().isEmpty() ? " at " + path(m) : "";
-            throw new IllegalArgumentException("payload does not map to " + type.getName() + where
-                    + " (" + e.getClass().getSimpleName() + ")");
+            throw mappingError(e, type);
         }
     }
 }
