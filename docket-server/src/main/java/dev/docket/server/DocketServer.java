@@ -13,6 +13,7 @@ import dev.docket.server.api.DlqApi;
 import dev.docket.server.api.DotSegmentFilter;
 import dev.docket.server.api.JettyErrors;
 import dev.docket.server.api.JobsApi;
+import dev.docket.server.api.QueuesApi;
 import dev.docket.server.api.Views;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.Sessions;
@@ -170,6 +171,7 @@ public final class DocketServer implements AutoCloseable {
         app.get("/api/session", this::whoami, Access.READ);
         new JobsApi(docket, bodies).register(app);
         new DlqApi(docket.admin(), bodies).register(app);
+        new QueuesApi(docket.admin(), bodies).register(app);
         new Dashboard().register(app);
     }
 

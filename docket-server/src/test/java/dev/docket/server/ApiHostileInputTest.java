@@ -137,6 +137,30 @@ class ApiHostileInputTest extends ServerTest {
         assertRejected(postJson("/api/jobs/batch", json("jobs", java.util.Collections.nCopies(1001,
                 Map.of("kind", "k", "payload", 1)))), 400);
         assertRejected(postJson("/api/dlq/retry", json("kind", "k", "ratePerSecondd", 3)), 400);
+        assertRejected(putJson("/api/queues/default/limits", json("maxRunning", 1, "max", 2)), 400);
+        assertRejected(putJson("/api/queues/default/limits", "[]"), 400);
+    }
+
+    private Reply putJson(String path, String body) {
+        return send(request(path, Role.ADMIN).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    @Test
+    void hostileQueueNamesAndLimits() {
+        for (String name : List.of("bad%20name", "%27%3B%20DROP%20TABLE%20jobs%3B--", "x".repeat(129), "%00", "%E2%80%AE")) {
+            assertRejected(post("/api/queues/" + name + "/pause", Role.ADMIN), 400);
+            assertRejected(post("/api/queues/" + name + "/resume", Role.ADMIN), 400);
+            assertRejected(putJson("/api/queues/" + name + "/limits", json("maxRunning", 1)), 400);
+        }
+        for (Object bad : List.of(-1, "5", 1.5, 2147483648L, "1e400", List.of(1))) {
+            assertRejected(putJson("/api/queues/default/limits", json("maxRunning", bad)), 400);
+            assertRejected(putJson("/api/queues/default/limits", json("tenantMaxRunning", bad)), 400);
+        }
+        assertRejected(putJson("/api/queues/default/limits", json("tenantMaxRunning", 0)), 400);
+        assertRejected(send(request("/api/queues/default/limits", Role.ADMIN).header("Content-Type", "text/plain")
+                .PUT(HttpRequest.BodyPublishers.ofString("{}")).build()), 415);
+        assertThat(get("/api/queues", Role.ADMIN).json().get("queues")).isEmpty();
     }
 
     @Test

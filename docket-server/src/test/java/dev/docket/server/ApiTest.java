@@ -286,6 +286,30 @@ class ApiTest extends ServerTest {
     }
 
     @Test
+    void queuesArePausedResumedAndCapped() {
+        Reply paused = post("/api/queues/email/pause", Role.OPERATOR);
+        Reply limits = send(request("/api/queues/email/limits", Role.ADMIN).header("Content-Type", "application/json")
+                .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(json("maxRunning", 5, "tenantMaxRunning", 2)))
+                .build());
+        JsonNode listed = get("/api/queues", Role.VIEWER).json();
+
+        assertThat(paused.status()).isEqualTo(200);
+        assertThat(paused.json().get("paused").asBoolean()).isTrue();
+        assertThat(limits.status()).as(limits.text()).isEqualTo(200);
+        JsonNode email = listed.get("queues").get(0);
+        assertThat(email.get("name").asText()).isEqualTo("email");
+        assertThat(email.get("paused").asBoolean()).isTrue();
+        assertThat(email.get("maxRunning").asInt()).isEqualTo(5);
+        assertThat(email.get("tenantMaxRunning").asInt()).isEqualTo(2);
+        assertThat(listed.get("runningByTenant").isArray()).isTrue();
+
+        assertThat(post("/api/queues/email/resume", Role.OPERATOR).json().get("paused").asBoolean()).isFalse();
+        assertThat(get("/api/queues", Role.VIEWER).json().get("queues").get(0).get("paused").asBoolean()).isFalse();
+        assertThat(post("/api/queues/email/pause", Role.VIEWER).status()).isEqualTo(403);
+        assertThat(post("/api/queues/email/pause", Role.PRODUCER).status()).isEqualTo(403);
+    }
+
+    @Test
     void servesItsOpenApiDocument() {
         Reply r = send(request("/api/openapi.json").GET().build());
 

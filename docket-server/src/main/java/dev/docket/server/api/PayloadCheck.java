@@ -21,7 +21,7 @@ public final class PayloadCheck {
     private PayloadCheck() {
     }
 
-    /** @throws IllegalArgumentException saying what is wrong and where (a JSON path without map keys' values) */
+    /** @throws IllegalArgumentException saying what is wrong (without the offending value) */
     public static void check(JsonNode payload) {
         Deque<JsonNode> todo = new ArrayDeque<>();
         todo.push(payload);

@@ -49,8 +49,8 @@ final class EnqueueCommand implements Callable<Integer> {
             description = "The payload as JSON ('{}' for none); @FILE reads it from a file.")
     String payload;
 
-    @Option(names = "--queue", paramLabel = "QUEUE", defaultValue = "default", order = 3,
-            description = "The queue (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--queue", paramLabel = "QUEUE", order = 3,
+            description = "The queue (default: the kind's configured queue, else 'default').")
     String queue;
 
     @Option(names = "--priority", paramLabel = "N", order = 4,
@@ -69,10 +69,14 @@ final class EnqueueCommand implements Callable<Integer> {
             description = "At most one live job holds this key; a duplicate returns the existing job.")
     String uniqueKey;
 
-    @Option(names = "--tenant", paramLabel = "TENANT", order = 8, description = "The fairness key the job is accounted to.")
+    @Option(names = "--unique-for", paramLabel = "DURATION", order = 8, converter = Converters.DurationConverter.class,
+            description = "Hold the unique key this long from now, even after the job finished (one job per period).")
+    Duration uniqueFor;
+
+    @Option(names = "--tenant", paramLabel = "TENANT", order = 9, description = "The fairness key the job is accounted to.")
     String tenant;
 
-    @Option(names = "--max-attempts", paramLabel = "N", order = 9,
+    @Option(names = "--max-attempts", paramLabel = "N", order = 10,
             description = "Attempts before the dead-letter table (default: the kind's retry policy, 20).")
     Integer maxAttempts;
 
@@ -95,7 +99,10 @@ final class EnqueueCommand implements Callable<Integer> {
     }
 
     private JobOptions options() {
-        JobOptions.Builder b = JobOptions.builder().queue(queue);
+        JobOptions.Builder b = JobOptions.builder();
+        if (queue != null) {
+            b.queue(queue);
+        }
         if (priority != null) {
             b.priority(priority);
         }
@@ -107,6 +114,9 @@ final class EnqueueCommand implements Callable<Integer> {
         }
         if (uniqueKey != null) {
             b.uniqueKey(uniqueKey);
+        }
+        if (uniqueFor != null) {
+            b.uniqueFor(uniqueFor);
         }
         if (tenant != null) {
             b.tenant(tenant);

@@ -150,6 +150,9 @@ class CliTest extends DocketTest {
         assertOk(second);
         assertThat(first.out().strip()).matches("\\d+");
         assertThat(second.out().strip()).isEqualTo(first.out().strip() + " existing");
+        Run daily = cli(db("enqueue", "--kind", "digest", "--payload", "{}", "--unique-key", "digest:ada", "--unique-for", "1d"));
+        assertOk(daily);
+        assertFails(cli(db("enqueue", "--kind", "digest", "--payload", "{}", "--unique-for", "1d")), 2, "uniqueKey");
     }
 
     @Test
