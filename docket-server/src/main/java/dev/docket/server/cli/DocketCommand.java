@@ -22,7 +22,7 @@ import picocli.CommandLine.IVersionProvider;
 @Command(name = "docket", mixinStandardHelpOptions = true, versionProvider = DocketCommand.Version.class,
         sortOptions = false, usageHelpAutoWidth = true,
         description = "A background-job queue that lives in PostgreSQL: demo, server, workers and operations.",
-        subcommands = {DemoCommand.class, ServeCommand.class, WorkerCommand.class, MigrateCommand.class,
+        subcommands = {DemoCommand.class, ServeCommand.class, WorkerCommand.class, MigrateCommand.class, QueueCommand.class,
                 EnqueueCommand.class, JobCommand.class, StatsCommand.class, DlqCommand.class, HelpCommand.class},
         footerHeading = "%nExamples:%n",
         footer = {

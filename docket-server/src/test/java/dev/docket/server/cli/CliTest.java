@@ -97,6 +97,31 @@ class CliTest extends DocketTest {
         return Long.parseLong(r.out().strip().split(" ")[0]);
     }
 
+    /** `docket queue` pauses, resumes and caps queues in the database, and lists them with running jobs per tenant. */
+    @Test
+    void queueCommandsControlQueuesClusterWide() {
+        Docket docket = docket();
+        assertOk(cli(db("queue", "pause", "email")));
+        assertThat(docket.admin().queues()).singleElement().satisfies(q -> {
+            assertThat(q.queue()).isEqualTo("email");
+            assertThat(q.paused()).isTrue();
+        });
+        assertOk(cli(db("queue", "limits", "email", "--max-running", "10", "--tenant-max-running", "2")));
+        Run list = cli(db("queue", "list"));
+        assertOk(list);
+        assertThat(list.out()).contains("email").contains("yes").contains("10").contains("2");
+        assertOk(cli(db("queue", "resume", "email")));
+        assertThat(docket.admin().queues().getFirst().paused()).isFalse();
+        assertOk(cli(db("queue", "limits", "email")));
+        assertThat(docket.admin().queues().getFirst().maxRunning()).isNull();
+
+        Run bad = cli(db("queue", "pause", "no spaces"));
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err().strip()).startsWith("docket: ").doesNotContain("\n").doesNotContain("Exception");
+        Run negative = cli(db("queue", "limits", "email", "--tenant-max-running", "0"));
+        assertThat(negative.exit()).isEqualTo(2);
+    }
+
     @Test
     void migrateAppliesThenFindsNothingToDo() {
         Run first = cli(db("migrate"));
