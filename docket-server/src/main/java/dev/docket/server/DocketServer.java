@@ -129,7 +129,7 @@ public final class DocketServer implements AutoCloseable {
         app.get("/api/session", this::whoami, Access.READ);
         new JobsApi(docket, bodies).register(app);
         new DlqApi(docket.admin(), bodies).register(app);
-        new Dashboard().register(app);
+        new Dashboard(metrics).register(app);
     }
 
     /**
@@ -174,7 +174,8 @@ public final class DocketServer implements AutoCloseable {
 
     private void authenticate(Context ctx) {
         Set<RouteRole> roles = ctx.routeRoles();
-        if (roles.contains(Access.PUBLIC)) {
+        // Static dashboard assets match no route, so they carry no roles; every route declares its Access.
+        if (roles.contains(Access.PUBLIC) || (roles.isEmpty() && ctx.path().startsWith("/assets/"))) {
             return;
         }
         Caller caller = bearer(ctx).or(() -> session(ctx)).orElseThrow(() ->

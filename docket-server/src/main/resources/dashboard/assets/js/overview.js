@@ -1,0 +1,300 @@
+// Overview: the queues now (depth by state, lag, running, dead letters, pickup latency) and the
+// last hour of throughput and failures, polled every few seconds. The chart series live in this
+// module for as long as the page is open; opening the overview also fetches the server's last
+// hour, so the charts are full even right after a reload.
+
+import { api } from './api.js';
+import { h, replace, num, dec, duration, millis, hashOf, note } from './dom.js';
+import { TimeChart } from './chart.js';
+
+const POLL_MS = 3000;
+const WINDOW_MS = 3600_000;
+const ALL = '';
+
+/** Samples: {t: epoch ms (browser clock), queues: Map(queue -> {completed, failed})}, oldest first. */
+let samples = [];
+let chartQueue = ALL;
+let chartWindow = WINDOW_MS;
+const WINDOWS = [[300_000, '5 min', 'Last 5 minutes'], [900_000, '15 min', 'Last 15 minutes'], [3600_000, '1 h', 'Last hour']];
+
+function sampleOf(t, rows) {
+  const queues = new Map();
+  for (const r of rows) {
+    const q = queues.get(r.queue) || { completed: 0, failed: 0 };
+    q.completed += r.completedPerMinute || 0;
+    q.failed += r.failedPerMinute || 0;
+    queues.set(r.queue, q);
+  }
+  return { t, queues };
+}
+
+/** Merges the server's history with what this page collected: the server's samples win where both exist. */
+function mergeHistory(history, now) {
+  const server = history.samples.map((s) => sampleOf(now - s.secondsAgo * 1000, s.queues));
+  if (!server.length) return;
+  const first = server[0].t;
+  const last = server[server.length - 1].t;
+  const kept = samples.filter((s) => s.t < first || s.t > last);
+  samples = kept.concat(server).sort((a, b) => a.t - b.t);
+}
+
+function addSample(sample) {
+  samples.push(sample);
+  const from = Date.now() - WINDOW_MS - 60_000;
+  while (samples.length && samples[0].t < from) samples.shift();
+}
+
+function pointsOf(field) {
+  return samples.map((s) => {
+    let v = 0;
+    if (chartQueue === ALL) {
+      for (const q of s.queues.values()) v += q[field];
+    } else {
+      const q = s.queues.get(chartQueue);
+      v = q ? q[field] : 0;
+    }
+    return { t: s.t, v };
+  });
+}
+
+/** Rows of /api/stats grouped by queue: [{queue, total, kinds: [rows]}], both sorted by name. */
+function groupByQueue(rows) {
+  const byQueue = new Map();
+  for (const r of rows) {
+    if (!byQueue.has(r.queue)) byQueue.set(r.queue, []);
+    byQueue.get(r.queue).push(r);
+  }
+  return [...byQueue.keys()].sort().map((queue) => {
+    const kinds = byQueue.get(queue).sort((a, b) => a.kind.localeCompare(b.kind));
+    return { queue, total: totals(kinds), kinds };
+  });
+}
+
+function totals(rows) {
+  const t = {
+    scheduled: 0, ready: 0, running: 0, lagSeconds: 0, completedPerMinute: 0, failedPerMinute: 0,
+    dead: 0, deadLast24h: 0, pickupP50Millis: null, pickupP99Millis: null,
+  };
+  for (const r of rows) {
+    for (const k of ['scheduled', 'ready', 'running', 'completedPerMinute', 'failedPerMinute', 'dead', 'deadLast24h']) {
+      t[k] += r[k] || 0;
+    }
+    t.lagSeconds = Math.max(t.lagSeconds, r.lagSeconds || 0);
+    // Percentiles do not add up: a group shows its slowest kind's.
+    for (const k of ['pickupP50Millis', 'pickupP99Millis']) {
+      if (r[k] !== null && r[k] !== undefined) t[k] = t[k] === null ? r[k] : Math.max(t[k], r[k]);
+    }
+  }
+  return t;
+}
+
+function failureRate(t) {
+  const attempts = t.completedPerMinute + t.failedPerMinute;
+  return attempts ? (100 * t.failedPerMinute) / attempts : null;
+}
+
+function card(id, label, value, detail, tone) {
+  return h('div', { class: ['card', 'metric', tone && 'tone-' + tone], id: 'metric-' + id },
+    h('div', { class: 'metric-label', text: label }),
+    h('div', { class: 'metric-value', data: { value: id }, text: value }),
+    h('div', { class: 'metric-detail', text: detail }));
+}
+
+function renderCards(el, t) {
+  const rate = failureRate(t);
+  replace(el,
+    card('ready', 'Ready', num(t.ready), t.ready ? 'oldest due ' + duration(t.lagSeconds) + ' ago' : 'nothing waiting',
+      t.lagSeconds > 60 ? 'warn' : null),
+    card('running', 'Running', num(t.running), 'claimed by workers now'),
+    card('scheduled', 'Scheduled', num(t.scheduled), 'future or backing off'),
+    card('throughput', 'Throughput', num(t.completedPerMinute), 'completed in the last minute'),
+    card('failures', 'Failure rate', rate === null ? '—' : dec(rate) + ' %', num(t.failedPerMinute) + ' failed attempts / min',
+      rate !== null && rate >= 5 ? 'bad' : null),
+    card('dead', 'Dead letters', num(t.dead), '+' + num(t.deadLast24h) + ' in the last 24 h',
+      t.deadLast24h > 0 ? 'bad' : null),
+    card('pickup', 'Pickup p50', millis(t.pickupP50Millis), 'p99 ' + millis(t.pickupP99Millis) + ' · due to claimed, 5 min'));
+}
+
+const COLUMNS = [
+  ['scheduled', 'Scheduled', (r) => num(r.scheduled)],
+  ['ready', 'Ready', (r) => num(r.ready)],
+  ['running', 'Running', (r) => num(r.running)],
+  ['lag', 'Lag', (r) => (r.ready ? duration(r.lagSeconds) : '—')],
+  ['completed', 'Done / min', (r) => num(r.completedPerMinute)],
+  ['failed', 'Failed / min', (r) => num(r.failedPerMinute)],
+  ['dead', 'Dead', (r) => num(r.dead)],
+  ['dead24h', 'Dead 24 h', (r) => (r.deadLast24h ? '+' + num(r.deadLast24h) : '0')],
+  ['p50', 'Pickup p50', (r) => millis(r.pickupP50Millis)],
+  ['p99', 'Pickup p99', (r) => millis(r.pickupP99Millis)],
+];
+
+function cells(r) {
+  return COLUMNS.map(([key, , value]) => h('td', {
+    class: ['num', (key === 'dead' || key === 'dead24h') && r[key === 'dead' ? 'dead' : 'deadLast24h'] > 0 && 'bad',
+      key === 'failed' && r.failedPerMinute > 0 && 'warn', (value(r) === '0' || value(r) === '—') && 'zero'],
+    data: { col: key }, text: value(r),
+  }));
+}
+
+function renderTable(el, groups) {
+  if (!groups.length) {
+    replace(el, note('No jobs yet. Enqueue one with "docket enqueue --kind hello --payload {}" or POST /api/jobs.'));
+    return;
+  }
+  const body = [];
+  for (const g of groups) {
+    body.push(h('tr', { class: 'queue-row', data: { queue: g.queue } },
+      h('th', { scope: 'row', data: { col: 'name' } },
+        h('a', { href: hashOf('jobs', { queue: g.queue }), text: g.queue, title: 'Jobs of queue ' + g.queue })),
+      cells(g.total)));
+    for (const k of g.kinds) {
+      body.push(h('tr', { class: 'kind-row', data: { queue: g.queue, kind: k.kind } },
+        h('td', { data: { col: 'name' } },
+          h('a', { href: hashOf('jobs', { queue: g.queue, kind: k.kind }), text: k.kind, title: 'Jobs of kind ' + k.kind })),
+        cells(k)));
+    }
+  }
+  replace(el, h('div', { class: 'table-wrap' },
+    h('table', { class: 'table queues', id: 'queues' },
+      h('thead', {}, h('tr', {},
+        h('th', { scope: 'col', text: 'Queue / kind' }),
+        COLUMNS.map(([key, label]) => h('th', { scope: 'col', class: 'num', data: { col: key }, text: label })))),
+      h('tbody', {}, body))));
+}
+
+export function renderOverview(main, route, session, ui) {
+  let stopped = false;
+  let timer = null;
+  let lastOk = null;
+  let queues = [];
+
+  const cardsEl = h('div', { class: 'metrics', id: 'metrics' });
+  const tableEl = h('div', { id: 'queue-table' }, h('p', { class: 'loading', text: 'Loading…' }));
+  const updated = h('span', { class: 'updated', id: 'updated', text: 'connecting…' });
+  const queueSelect = h('select', { id: 'chart-queue', 'aria-label': 'Queue shown in the charts' });
+  queueSelect.addEventListener('change', () => {
+    chartQueue = queueSelect.value;
+    drawCharts();
+  });
+  const throughputBox = h('div', { class: 'chart-box' });
+  const failuresBox = h('div', { class: 'chart-box' });
+  const throughputNow = h('span', { class: 'chart-now', id: 'throughput-now' });
+  const failuresNow = h('span', { class: 'chart-now', id: 'failures-now' });
+
+  const chartsTitle = h('h2', {});
+  const windowButtons = WINDOWS.map(([ms, label]) => h('button', {
+    type: 'button', class: 'segment', data: { window: ms }, text: label,
+    on: {
+      click: () => {
+        chartWindow = ms;
+        showWindow();
+        drawCharts();
+      },
+    },
+  }));
+
+  replace(main,
+    h('div', { class: 'page-head' },
+      h('h1', { text: 'Overview' }),
+      h('div', { class: 'live' }, h('span', { class: 'live-dot', 'aria-hidden': 'true' }), updated)),
+    cardsEl,
+    h('section', { class: 'charts' },
+      h('div', { class: 'charts-head' },
+        chartsTitle,
+        h('div', { class: 'chart-controls' },
+          h('div', { class: 'segmented', role: 'group', 'aria-label': 'Time window' }, windowButtons),
+          h('label', { class: 'inline' }, 'Queue ', queueSelect))),
+      h('div', { class: 'chart-grid' },
+        h('div', { class: 'card chart-card', id: 'chart-throughput' },
+          h('div', { class: 'chart-title' }, h('h3', { text: 'Throughput' }), h('span', { class: 'muted', text: 'completed / min' }), throughputNow),
+          throughputBox),
+        h('div', { class: 'card chart-card', id: 'chart-failures' },
+          h('div', { class: 'chart-title' }, h('h3', { text: 'Failures' }), h('span', { class: 'muted', text: 'failed attempts / min' }), failuresNow),
+          failuresBox))),
+    h('section', {},
+      h('h2', { text: 'Queues' }),
+      tableEl));
+
+  function showWindow() {
+    const [, , title] = WINDOWS.find(([ms]) => ms === chartWindow);
+    chartsTitle.textContent = title;
+    for (const b of windowButtons) b.setAttribute('aria-pressed', String(Number(b.dataset.window) === chartWindow));
+    throughput.setWindow(chartWindow);
+    failures.setWindow(chartWindow);
+  }
+
+  const throughput = new TimeChart(throughputBox, { label: 'Completed jobs per minute, last hour', format: (v) => num(v) });
+  const failures = new TimeChart(failuresBox, { label: 'Failed attempts per minute, last hour', format: (v) => num(v) });
+  showWindow();
+
+  function drawCharts() {
+    const now = Date.now();
+    const done = pointsOf('completed');
+    const failed = pointsOf('failed');
+    throughput.update([{ name: '', className: 'series-ok', points: done }], now);
+    failures.update([{ name: '', className: 'series-bad', points: failed }], now);
+    const lastDone = done.length ? done[done.length - 1].v : null;
+    const lastFailed = failed.length ? failed[failed.length - 1].v : null;
+    throughputNow.textContent = lastDone === null ? '' : num(lastDone) + ' / min now';
+    const rate = lastDone + lastFailed ? (100 * lastFailed) / (lastDone + lastFailed) : null;
+    failuresNow.textContent = lastFailed === null ? '' : num(lastFailed) + ' / min now' + (rate === null ? '' : ' · ' + dec(rate) + ' %');
+  }
+
+  function syncQueueSelect() {
+    const names = [...new Set([...queues, ...samples.flatMap((s) => [...s.queues.keys()])])].sort();
+    const current = [...queueSelect.options].map((o) => o.value);
+    const wanted = [ALL, ...names];
+    if (current.join('\n') === wanted.join('\n')) return;
+    replace(queueSelect, wanted.map((q) => h('option', { value: q, text: q === ALL ? 'All queues' : q })));
+    if (!wanted.includes(chartQueue)) chartQueue = ALL;
+    queueSelect.value = chartQueue;
+  }
+
+  function showUpdated() {
+    if (lastOk === null) return;
+    const s = Math.round((Date.now() - lastOk) / 1000);
+    updated.textContent = s < 2 ? 'live · updated just now' : 'live · updated ' + s + ' s ago';
+  }
+
+  async function poll() {
+    if (stopped) return;
+    try {
+      const stats = await api.get('/api/stats');
+      if (stopped) return;
+      const rows = stats.queues || [];
+      const now = Date.now();
+      addSample(sampleOf(now, rows));
+      const groups = groupByQueue(rows);
+      queues = groups.map((g) => g.queue);
+      renderCards(cardsEl, totals(rows));
+      renderTable(tableEl, groups);
+      syncQueueSelect();
+      drawCharts();
+      lastOk = now;
+      showUpdated();
+      ui.banner(null);
+      ui.loaded();
+    } catch (e) {
+      if (stopped) return;
+      ui.banner('Statistics could not be loaded (' + e.message + '); retrying.');
+    }
+    if (!stopped) timer = setTimeout(poll, POLL_MS);
+  }
+
+  (async () => {
+    try {
+      const history = await api.get('/api/stats/history');
+      if (!stopped) mergeHistory(history, Date.now());
+    } catch (e) {
+      // the charts fill from live polls alone
+    }
+    poll();
+  })();
+  const ticker = setInterval(showUpdated, 1000);
+
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    clearInterval(ticker);
+  };
+}
