@@ -1,11 +1,13 @@
 package dev.docket;
 
+import com.cronutils.model.time.ExecutionTime;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.Inserted;
 import dev.docket.internal.db.JobStore;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
+import dev.docket.internal.maintenance.CronEnqueuer;
 import dev.docket.internal.migrate.Migrator;
 import dev.docket.internal.notify.EnqueueNotifier;
 import java.sql.Connection;
@@ -53,6 +55,8 @@ public final class Docket implements AutoCloseable {
     private final PayloadCodec codec;
     private final RetryPolicy defaultRetryPolicy;
     private final Map<String, RetryPolicy> retryPolicies;
+    private final Map<String, Integer> payloadVersions;
+    private final List<CronEnqueuer.Schedule> schedules;
     private final Duration historyRetention;
     private final Duration deadJobRetention;
     private final Duration migrationLockTimeout;
@@ -67,6 +71,9 @@ public final class Docket implements AutoCloseable {
         this.store = new JobStore(dataSource, schema, b.objectMapper);
         this.defaultRetryPolicy = b.defaultRetryPolicy;
         this.retryPolicies = Map.copyOf(b.retryPolicies);
+        this.payloadVersions = Map.copyOf(b.payloadVersions);
+        this.schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(),
+                ExecutionTime.forCron(p.parsedCron()), p.zone(), row(p.kind(), p.payload(), p.options()))).toList();
         this.historyRetention = b.historyRetention;
         this.deadJobRetention = b.deadJobRetention;
         this.migrationLockTimeout = b.migrationLockTimeout;
@@ -113,33 +120,22 @@ public final class Docket implements AutoCloseable {
     /** The schema version in the database; 0 when Docket's tables do not exist. */
     public int schemaVersion() {
         try (Connection c = dataSource.getConnection()) {
-            return schemaVersion(c);
+            return store.schemaVersion(c);
         } catch (SQLException e) {
             throw new DocketException("docket: cannot read the schema version: " + e.getMessage(), e);
         }
     }
 
-    private int schemaVersion(Connection c) throws SQLException {
-        try {
-            return store.schemaVersion(c);
-        } catch (SQLException e) {
-            if ("42P01".equals(e.getSQLState()) || "3F000".equals(e.getSQLState())) {
-                return 0;
-            }
-            throw e;
-        }
-    }
-
     /**
      * Throws a message saying what to run unless the database schema is the version this build needs.
-     * Checked once per instance, on a connection of its own: a failed check must never abort a
-     * caller's transaction.
+     * Checked once per instance, with statements that cannot fail, so a check inside a caller's
+     * transaction never aborts it.
      */
-    void requireSchema() {
+    void requireSchema(Connection c) throws SQLException {
         if (schemaChecked) {
             return;
         }
-        int found = schemaVersion();
+        int found = store.schemaVersion(c);
         int wanted = supportedSchemaVersion();
         if (found < wanted) {
             throw new DocketException("docket: schema " + schema.name() + " is at version " + found
@@ -151,6 +147,14 @@ public final class Docket implements AutoCloseable {
                     + ", newer than this Docket supports (" + wanted + "): upgrade Docket on this node");
         }
         schemaChecked = true;
+    }
+
+    void requireSchema() {
+        try (Connection c = dataSource.getConnection()) {
+            requireSchema(c);
+        } catch (SQLException e) {
+            throw new DocketException("docket: cannot check the schema version: " + e.getMessage(), e);
+        }
     }
 
     /** Enqueues a job with {@link JobOptions#defaults()} in its own transaction and returns its id. */
@@ -218,10 +222,19 @@ public final class Docket implements AutoCloseable {
      * and returns their ids in the order given. Never commits, rolls back or closes {@code tx}.
      */
     public List<Long> enqueueAll(Connection tx, List<NewJob> jobs) {
+        return enqueueAllWithResult(tx, jobs).stream().map(Enqueued::id).toList();
+    }
+
+    /**
+     * Like {@link #enqueueAll(Connection, List)}, saying for each job whether this call inserted it or
+     * found a live job holding its unique key. A competing insert that is still uncommitted is waited
+     * for: if it rolls back, this call inserts and says so.
+     */
+    public List<Enqueued> enqueueAllWithResult(Connection tx, List<NewJob> jobs) {
         Objects.requireNonNull(tx, "tx");
         List<InsertRow> rows = rows(jobs);
         try {
-            return insert(tx, rows).stream().map(Enqueued::id).toList();
+            return insert(tx, rows);
         } catch (SQLException e) {
             throw new DocketException("docket: enqueue failed: " + e.getMessage(), e);
         }
@@ -231,7 +244,7 @@ public final class Docket implements AutoCloseable {
         if (rows.isEmpty()) {
             return List.of();
         }
-        requireSchema();
+        requireSchema(c);
         List<Inserted> inserted = store.jobInsertMany(c, rows);
         List<Enqueued> ids = new ArrayList<>(inserted.size());
         Set<String> readyQueues = new LinkedHashSet<>();
@@ -264,7 +277,8 @@ public final class Docket implements AutoCloseable {
         Long runAtMicros = options.runAt() == null ? null : epochMicros(options.runAt());
         Long delayMillis = options.delay() == null ? null : options.delay().toMillis();
         int maxAttempts = options.maxAttempts() != null ? options.maxAttempts() : retryPolicy(kind).maxAttempts();
-        return new InsertRow(options.queue(), kind, json, 1, options.priority(), runAtMicros, delayMillis,
+        int version = options.payloadVersion() != null ? options.payloadVersion() : payloadVersions.getOrDefault(kind, 1);
+        return new InsertRow(options.queue(), kind, json, version, options.priority(), runAtMicros, delayMillis,
                 maxAttempts, options.tenant(), options.uniqueKey());
     }
 
@@ -333,6 +347,10 @@ public final class Docket implements AutoCloseable {
         return schema;
     }
 
+    List<CronEnqueuer.Schedule> schedules() {
+        return schedules;
+    }
+
     Duration historyRetention() {
         return historyRetention;
     }
@@ -368,6 +386,8 @@ public final class Docket implements AutoCloseable {
         private int maxPayloadBytes = 256 * 1024;
         private RetryPolicy defaultRetryPolicy = RetryPolicy.defaults();
         private final Map<String, RetryPolicy> retryPolicies = new HashMap<>();
+        private final Map<String, Integer> payloadVersions = new HashMap<>();
+        private final List<PeriodicJob> periodic = new ArrayList<>();
         private Duration historyRetention = Duration.ofDays(7);
         private Duration deadJobRetention = Duration.ofDays(30);
         private Duration migrationLockTimeout = Duration.ofSeconds(10);
@@ -413,6 +433,33 @@ public final class Docket implements AutoCloseable {
         public Builder retryPolicy(String kind, RetryPolicy policy) {
             checkKind(kind);
             retryPolicies.put(kind, Objects.requireNonNull(policy, "policy"));
+            return this;
+        }
+
+        /**
+         * The payload version jobs of {@code kind} are stamped with when {@link JobOptions} names none;
+         * default 1. Bump it when the payload's shape changes, and give workers an upcaster from the
+         * old version ({@link Worker.Builder#upcaster}) so jobs enqueued before the deploy still run.
+         */
+        public Builder payloadVersion(String kind, int version) {
+            checkKind(kind);
+            if (version < 1) {
+                throw new IllegalArgumentException("payloadVersion must be >= 1, was " + version);
+            }
+            payloadVersions.put(kind, version);
+            return this;
+        }
+
+        /**
+         * Enqueues a job on a cron schedule, exactly once per slot across the cluster (see
+         * {@link PeriodicJob}); the maintenance leader does it. Declare the same schedules on every node.
+         */
+        public Builder periodic(PeriodicJob job) {
+            Objects.requireNonNull(job, "job");
+            if (periodic.stream().anyMatch(p -> p.name().equals(job.name()))) {
+                throw new IllegalArgumentException("a periodic job named '" + job.name() + "' is already declared");
+            }
+            periodic.add(job);
             return this;
         }
 

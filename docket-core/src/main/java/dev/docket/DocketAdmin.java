@@ -54,6 +54,51 @@ public final class DocketAdmin {
         return call("retrying job " + id, () -> !store.deadJobReplay(List.of(id)).isEmpty() || store.jobRunNow(id));
     }
 
+    /**
+     * Pauses a queue on every worker of the cluster: it is not claimed from the next claim on;
+     * jobs already running finish. Enqueueing into it still works.
+     */
+    public void pauseQueue(String queue) {
+        JobOptions.builder().queue(queue);
+        call("pausing queue " + queue, () -> {
+            store.queueSetPaused(queue, true);
+            return null;
+        });
+    }
+
+    /** Resumes a paused queue; idle workers are woken at once. */
+    public void resumeQueue(String queue) {
+        JobOptions.builder().queue(queue);
+        call("resuming queue " + queue, () -> {
+            store.queueSetPaused(queue, false);
+            return null;
+        });
+    }
+
+    /**
+     * Caps how many of a queue's jobs run at once across the cluster ({@code maxRunning}), and how many
+     * of one tenant's ({@code tenantMaxRunning}); null removes a cap. Workers apply it within a second.
+     * With a tenant cap, one tenant flooding the queue leaves the others' lag unchanged.
+     */
+    public void setQueueLimits(String queue, Integer maxRunning, Integer tenantMaxRunning) {
+        JobOptions.builder().queue(queue);
+        if (maxRunning != null && maxRunning < 0) {
+            throw new IllegalArgumentException("maxRunning must be >= 0, was " + maxRunning);
+        }
+        if (tenantMaxRunning != null && tenantMaxRunning < 1) {
+            throw new IllegalArgumentException("tenantMaxRunning must be >= 1, was " + tenantMaxRunning);
+        }
+        call("setting limits of queue " + queue, () -> {
+            store.queueSetLimits(queue, maxRunning, tenantMaxRunning);
+            return null;
+        });
+    }
+
+    /** The queues that have settings of their own (paused, or capped); others have the defaults. */
+    public List<QueueSettings> queues() {
+        return call("listing queues", store::queueList);
+    }
+
     /** Statistics per queue and kind, for the whole cluster; see {@link QueueStats}. */
     public List<QueueStats> stats() {
         return call("computing statistics", store::stats);

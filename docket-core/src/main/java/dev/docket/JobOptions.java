@@ -27,6 +27,7 @@ public final class JobOptions {
     private final Integer maxAttempts;
     private final String uniqueKey;
     private final String tenant;
+    private final Integer payloadVersion;
 
     private JobOptions(Builder b) {
         this.queue = b.queue;
@@ -36,6 +37,7 @@ public final class JobOptions {
         this.maxAttempts = b.maxAttempts;
         this.uniqueKey = b.uniqueKey;
         this.tenant = b.tenant;
+        this.payloadVersion = b.payloadVersion;
     }
 
     /** Queue {@code "default"}, priority 0, due now, the kind's max attempts, no unique key, no tenant. */
@@ -57,6 +59,7 @@ public final class JobOptions {
         b.maxAttempts = maxAttempts;
         b.uniqueKey = uniqueKey;
         b.tenant = tenant;
+        b.payloadVersion = payloadVersion;
         return b;
     }
 
@@ -91,23 +94,29 @@ public final class JobOptions {
         return tenant;
     }
 
+    /** The payload's version, or {@code null} for the kind's current one (see {@link Docket.Builder#payloadVersion}). */
+    public Integer payloadVersion() {
+        return payloadVersion;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof JobOptions other && queue.equals(other.queue) && priority == other.priority
                 && Objects.equals(runAt, other.runAt) && Objects.equals(delay, other.delay)
                 && Objects.equals(maxAttempts, other.maxAttempts) && Objects.equals(uniqueKey, other.uniqueKey)
-                && Objects.equals(tenant, other.tenant);
+                && Objects.equals(tenant, other.tenant) && Objects.equals(payloadVersion, other.payloadVersion);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(queue, priority, runAt, delay, maxAttempts, uniqueKey, tenant);
+        return Objects.hash(queue, priority, runAt, delay, maxAttempts, uniqueKey, tenant, payloadVersion);
     }
 
     @Override
     public String toString() {
         return "JobOptions[queue=" + queue + ", priority=" + priority + ", runAt=" + runAt + ", delay=" + delay
-                + ", maxAttempts=" + maxAttempts + ", uniqueKey=" + uniqueKey + ", tenant=" + tenant + "]";
+                + ", maxAttempts=" + maxAttempts + ", uniqueKey=" + uniqueKey + ", tenant=" + tenant
+                + ", payloadVersion=" + payloadVersion + "]";
     }
 
     /** Builds {@link JobOptions}; each setter checks its value and says what was wrong. */
@@ -119,6 +128,7 @@ public final class JobOptions {
         private Integer maxAttempts;
         private String uniqueKey;
         private String tenant;
+        private Integer payloadVersion;
 
         private Builder() {
         }
@@ -184,6 +194,15 @@ public final class JobOptions {
         /** The fairness key this job is accounted to; up to 512 characters; {@code null} (the default) for none. */
         public Builder tenant(String tenant) {
             this.tenant = checkKey("tenant", tenant);
+            return this;
+        }
+
+        /** The version of the payload's shape, at least 1; default: the kind's current version (1 unless configured). */
+        public Builder payloadVersion(int version) {
+            if (version < 1) {
+                throw new IllegalArgumentException("payloadVersion must be >= 1, was " + version);
+            }
+            this.payloadVersion = version;
             return this;
         }
 

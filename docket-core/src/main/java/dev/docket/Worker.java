@@ -1,5 +1,6 @@
 package dev.docket;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.internal.completer.Completer;
 import dev.docket.internal.db.Outcome;
 import dev.docket.internal.executor.HandlerBinding;
@@ -8,9 +9,11 @@ import dev.docket.internal.executor.JobExecutor;
 import dev.docket.internal.executor.RunningJob;
 import dev.docket.internal.heartbeat.Heartbeater;
 import dev.docket.internal.leader.LeaderElector;
+import dev.docket.internal.maintenance.CronEnqueuer;
 import dev.docket.internal.maintenance.Maintainer;
 import dev.docket.internal.notify.Notifier;
 import dev.docket.internal.producer.Producer;
+import dev.docket.internal.producer.QueueSettingsWatcher;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -21,7 +24,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,9 +39,10 @@ import org.slf4j.LoggerFactory;
  * the grace period, interrupts the rest and gives their jobs back to the queue at once (not after
  * their lease), writes every outcome, and stops the heartbeat last.
  *
- * <p>Connections: each claim, heartbeat and batch of outcomes borrows a pool connection briefly; the
- * listener holds one for the worker's life. A pool of {@code queues + 3} connections serves a worker
- * (handlers that use the database need their own on top).
+ * <p>Connections: each claim, heartbeat, batch of outcomes and maintenance round borrows a pool
+ * connection briefly; the listener holds one for the worker's life (see
+ * {@link Builder#listenerDataSource}). A pool of {@code queues + 4} connections serves a worker;
+ * handlers that use the database need their own on top.
  */
 public final class Worker implements AutoCloseable {
 
@@ -48,6 +54,7 @@ public final class Worker implements AutoCloseable {
     private final InFlight inFlight = new InFlight();
     private final Completer completer;
     private final JobExecutor executor;
+    private final QueueSettingsWatcher queueSettings;
     private final Heartbeater heartbeater;
     private final List<Producer> producers = new ArrayList<>();
     private final Notifier notifier;
@@ -62,20 +69,21 @@ public final class Worker implements AutoCloseable {
         this.completer = new Completer(docket.store(), workerId, !docket.historyRetention().isZero(), 1000);
         Map<String, HandlerBinding<?>> handlers = new HashMap<>(b.handlers);
         this.executor = new JobExecutor(handlers, docket::retryPolicy, docket.codec(), completer, inFlight, workerId);
+        this.queueSettings = new QueueSettingsWatcher(docket.store(), Duration.ofSeconds(1));
         Map<String, Runnable> wakers = new HashMap<>();
         b.queues.forEach((queue, concurrency) -> {
             Producer p = new Producer(queue, concurrency, Math.min(concurrency, b.maxClaimBatch), b.pollInterval,
-                    b.lease, workerId, docket.store(), executor);
+                    b.lease, workerId, docket.store(), executor, queueSettings);
             producers.add(p);
             wakers.put(queue, p::jobsAvailable);
         });
         this.heartbeater = new Heartbeater(docket.store(), inFlight, workerId, b.lease, executor::leaseOf,
                 b.heartbeatInterval);
-        this.notifier = b.listen ? new Notifier(docket.store().dataSource(), docket.schemaName().channel(), wakers,
-                Duration.ofSeconds(10)) : null;
+        this.notifier = b.listen ? new Notifier(b.listenerDataSource != null ? b.listenerDataSource
+                : docket.store().dataSource(), docket.schemaName().channel(), wakers, Duration.ofSeconds(10)) : null;
         if (b.maintenance) {
             this.maintainer = new Maintainer(docket.store(), b.maintenanceInterval, docket.historyRetention(),
-                    docket.deadJobRetention());
+                    docket.deadJobRetention(), new CronEnqueuer(docket.store(), docket.schedules()));
             this.elector = new LeaderElector(docket.store(), "maintainer", workerId, b.leaderLease,
                     new LeaderElector.Listener() {
                         @Override
@@ -96,6 +104,12 @@ public final class Worker implements AutoCloseable {
 
     private Worker start() {
         docket.requireSchema();
+        try {
+            queueSettings.runOnce();
+        } catch (java.sql.SQLException e) {
+            throw new DocketException("docket: reading the queue settings failed: " + e.getMessage(), e);
+        }
+        queueSettings.start();
         completer.start();
         heartbeater.start();
         if (elector != null) {
@@ -132,6 +146,7 @@ public final class Worker implements AutoCloseable {
         producers.forEach(p -> addFailures(failing, "producer:" + p.queue(), p.consecutiveFailures()));
         addFailures(failing, "completer", completer.consecutiveFailures());
         addFailures(failing, "heartbeat", heartbeater.consecutiveFailures());
+        addFailures(failing, "queue-settings", queueSettings.consecutiveFailures());
         if (notifier != null) {
             addFailures(failing, "listener", notifier.consecutiveFailures());
         }
@@ -187,6 +202,7 @@ public final class Worker implements AutoCloseable {
         }
         completer.stop(Duration.ofSeconds(10));
         executor.close();
+        queueSettings.stop();
         heartbeater.stop();
         docket.unregister(this);
         log.info("docket: worker {} stopped", workerId);
@@ -219,7 +235,7 @@ public final class Worker implements AutoCloseable {
             if (job.isHandlerRunning()) {
                 log.warn("docket: job {} ({}) ignored the interrupt; releasing it anyway", job.fence().id(), job.job().kind());
                 job.markLost();
-                completer.submit(new Outcome.Released(job.fence()), written -> inFlight.remove(job));
+                completer.submit(new Outcome.Released(job.fence(), false), written -> inFlight.remove(job));
             }
         }
     }
@@ -231,6 +247,7 @@ public final class Worker implements AutoCloseable {
         private final Docket docket;
         private final Map<String, Integer> queues = new LinkedHashMap<>();
         private final Map<String, HandlerBinding<?>> handlers = new HashMap<>();
+        private final Map<String, Map<Integer, UnaryOperator<JsonNode>>> upcasters = new HashMap<>();
         private Duration pollInterval = Duration.ofSeconds(1);
         private Duration lease = Duration.ofSeconds(30);
         private Duration heartbeatInterval;
@@ -238,6 +255,7 @@ public final class Worker implements AutoCloseable {
         private Duration maintenanceInterval = Duration.ofSeconds(1);
         private Duration leaderLease = Duration.ofSeconds(10);
         private boolean listen = true;
+        private DataSource listenerDataSource;
         private boolean maintenance = true;
         private int maxClaimBatch = 100;
         private String workerId = defaultWorkerId();
@@ -278,7 +296,27 @@ public final class Worker implements AutoCloseable {
             if (handlers.containsKey(kind)) {
                 throw new IllegalArgumentException("a handler for kind '" + kind + "' is already registered");
             }
-            handlers.put(kind, new HandlerBinding<>(payloadType, handler, docket.retryPolicy(kind), options));
+            handlers.put(kind, new HandlerBinding<>(payloadType, handler, docket.retryPolicy(kind), options,
+                    upcasters.getOrDefault(kind, Map.of())));
+            return this;
+        }
+
+        /**
+         * Registers how payloads of {@code kind} at version {@code fromVersion} become version
+         * {@code fromVersion + 1} (a JSON tree to a JSON tree). Jobs enqueued with an older version are
+         * upcast step by step to the version the handler reads before they are mapped. Register
+         * upcasters before the kind's handler.
+         */
+        public Builder upcaster(String kind, int fromVersion, UnaryOperator<JsonNode> upcaster) {
+            Docket.checkKind(kind);
+            Objects.requireNonNull(upcaster, "upcaster");
+            if (fromVersion < 1) {
+                throw new IllegalArgumentException("fromVersion must be >= 1, was " + fromVersion);
+            }
+            if (handlers.containsKey(kind)) {
+                throw new IllegalStateException("register upcasters of kind '" + kind + "' before its handler");
+            }
+            upcasters.computeIfAbsent(kind, k -> new HashMap<>()).put(fromVersion, upcaster);
             return this;
         }
 
@@ -291,6 +329,17 @@ public final class Worker implements AutoCloseable {
         /** Whether to LISTEN for enqueue notifications (fast pickup), default true; polling works either way. */
         public Builder listen(boolean listen) {
             this.listen = listen;
+            return this;
+        }
+
+        /**
+         * Where the one long-lived LISTEN connection comes from; default: the Docket's data source, where
+         * it then holds one pool connection for the worker's life. An unpooled data source (such as
+         * PgJDBC's {@code PGSimpleDataSource}) keeps it out of the pool; it must reach the same database
+         * directly, not through a transaction-pooling proxy, which cannot carry LISTEN.
+         */
+        public Builder listenerDataSource(DataSource dataSource) {
+            this.listenerDataSource = Objects.requireNonNull(dataSource, "dataSource");
             return this;
         }
 

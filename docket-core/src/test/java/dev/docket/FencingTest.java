@@ -63,12 +63,12 @@ class FencingTest extends DocketTest {
         assertThat(current).isEqualTo(new Fence(id, 2));
 
         for (Outcome outcome : List.of(new Outcome.Completed(stale), new Outcome.Retry(stale, 0, "stale retry"),
-                new Outcome.Dead(stale, "stale error", "stale reason"), new Outcome.Released(stale))) {
+                new Outcome.Dead(stale, "stale error", "stale reason"), new Outcome.Released(stale, true))) {
             assertThat(store.writeOutcomes(A, List.of(outcome), true)).as("%s", outcome).isEmpty();
             assertRunningBy(id, B, 2);
         }
         assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(stale), new Outcome.Retry(stale, 0, "x"),
-                new Outcome.Dead(stale, "x", "x"), new Outcome.Released(stale)), true)).isEmpty();
+                new Outcome.Dead(stale, "x", "x"), new Outcome.Released(stale, true)), true)).isEmpty();
         assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(current)), true))
                 .as("the right attempt from the wrong worker").isEmpty();
         assertRunningBy(id, B, 2);
@@ -176,7 +176,7 @@ class FencingTest extends DocketTest {
 
         assertThat(store.jobHeartbeatMany(A, List.of(fence), LEASE)).isEmpty();
         for (Outcome outcome : List.of(new Outcome.Completed(fence), new Outcome.Retry(fence, 0, "late"),
-                new Outcome.Dead(fence, "late", "late"), new Outcome.Released(fence))) {
+                new Outcome.Dead(fence, "late", "late"), new Outcome.Released(fence, true))) {
             assertThat(store.writeOutcomes(A, List.of(outcome), true)).as("%s", outcome).isEmpty();
         }
         JobInfo job = docket.job(id).orElseThrow();

@@ -155,7 +155,7 @@ CREATE FUNCTION {{schema}}.enqueue(
     kind            text,
     payload         jsonb,
     queue           text        DEFAULT 'default',
-    priority        smallint    DEFAULT 0,
+    priority        integer     DEFAULT 0,
     run_at          timestamptz DEFAULT NULL,
     max_attempts    integer     DEFAULT 20,
     unique_key      text        DEFAULT NULL,
@@ -176,6 +176,9 @@ BEGIN
     END IF;
     IF payload IS NULL THEN
         RAISE EXCEPTION 'docket.enqueue: payload must not be null (use ''{}'')' USING ERRCODE = '22023';
+    END IF;
+    IF priority IS NULL OR priority < -32768 OR priority > 32767 THEN
+        RAISE EXCEPTION 'docket.enqueue: priority must be between -32768 and 32767' USING ERRCODE = '22023';
     END IF;
     IF max_attempts IS NULL OR max_attempts < 1 THEN
         RAISE EXCEPTION 'docket.enqueue: max_attempts must be >= 1' USING ERRCODE = '22023';

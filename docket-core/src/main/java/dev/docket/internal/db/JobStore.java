@@ -6,6 +6,7 @@ import dev.docket.JobError;
 import dev.docket.JobInfo;
 import dev.docket.JobState;
 import dev.docket.JobSummary;
+import dev.docket.QueueSettings;
 import dev.docket.QueueStats;
 import java.sql.Array;
 import java.sql.Connection;
@@ -201,18 +202,98 @@ public final class JobStore {
                 ps.setLong(3, lease.toMillis());
                 ps.setString(4, workerId);
                 ps.setString(5, queue);
-                ps.setInt(6, limit);
-                List<ClaimedJob> jobs = new ArrayList<>(limit);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        jobs.add(new ClaimedJob(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                                rs.getInt(5), rs.getInt(6), instant(rs, 7), rs.getInt(8), rs.getInt(9),
-                                rs.getString(10), rs.getString(11), instant(rs, 12)));
-                    }
+                ps.setString(6, queue);
+                ps.setInt(7, limit);
+                return claimed(ps, limit);
+            }
+        }
+    }
+
+    /**
+     * Claims from a queue with concurrency caps ({@link QueueSettings#capped()}): serialized with the
+     * other claimers of the queue, within {@code settings}' cluster-wide and per-tenant caps.
+     */
+    public List<ClaimedJob> jobClaimCapped(String queue, int limit, QueueSettings settings, Duration lease,
+                                           Map<String, Duration> kindLeases, String workerId) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                try (PreparedStatement lock = c.prepareStatement(sql.queueClaimLock)) {
+                    lock.setString(1, queue);
+                    lock.execute();
                 }
-                jobs.sort((a, b) -> a.priority() != b.priority() ? Integer.compare(a.priority(), b.priority())
-                        : !a.runAt().equals(b.runAt()) ? a.runAt().compareTo(b.runAt()) : Long.compare(a.id(), b.id()));
+                List<ClaimedJob> jobs;
+                try (PreparedStatement ps = c.prepareStatement(sql.jobClaimCapped)) {
+                    ps.setString(1, queue);
+                    ps.setInt(2, limit);
+                    ps.setObject(3, settings.tenantMaxRunning(), java.sql.Types.INTEGER);
+                    ps.setObject(4, settings.maxRunning(), java.sql.Types.INTEGER);
+                    List<String> kinds = new ArrayList<>(kindLeases.keySet());
+                    ps.setArray(5, c.createArrayOf("text", kinds.toArray()));
+                    ps.setArray(6, c.createArrayOf("bigint", kinds.stream().map(k -> kindLeases.get(k).toMillis()).toArray()));
+                    ps.setLong(7, lease.toMillis());
+                    ps.setString(8, workerId);
+                    jobs = claimed(ps, limit);
+                }
+                c.commit();
                 return jobs;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
+    private static List<ClaimedJob> claimed(PreparedStatement ps, int limit) throws SQLException {
+        List<ClaimedJob> jobs = new ArrayList<>(limit);
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                jobs.add(new ClaimedJob(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                        rs.getInt(5), rs.getInt(6), instant(rs, 7), rs.getInt(8), rs.getInt(9),
+                        rs.getString(10), rs.getString(11), instant(rs, 12)));
+            }
+        }
+        jobs.sort((a, b) -> a.priority() != b.priority() ? Integer.compare(a.priority(), b.priority())
+                : !a.runAt().equals(b.runAt()) ? a.runAt().compareTo(b.runAt()) : Long.compare(a.id(), b.id()));
+        return jobs;
+    }
+
+    /** Every queue with settings of its own. */
+    public List<QueueSettings> queueList() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.queueList); ResultSet rs = ps.executeQuery()) {
+                List<QueueSettings> queues = new ArrayList<>();
+                while (rs.next()) {
+                    queues.add(new QueueSettings(rs.getString(1), rs.getBoolean(2), (Integer) rs.getObject(3),
+                            (Integer) rs.getObject(4), instant(rs, 5)));
+                }
+                return queues;
+            }
+        }
+    }
+
+    /** Pauses or resumes a queue cluster-wide, and wakes its workers. */
+    public void queueSetPaused(String queue, boolean paused) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.queueSetPaused)) {
+                ps.setString(1, queue);
+                ps.setBoolean(2, paused);
+                ps.executeQuery().close();
+            }
+        }
+    }
+
+    /** Sets a queue's cluster-wide caps (null: none), and wakes its workers. */
+    public void queueSetLimits(String queue, Integer maxRunning, Integer tenantMaxRunning) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(sql.queueSetLimits)) {
+                ps.setString(1, queue);
+                ps.setObject(2, maxRunning, java.sql.Types.INTEGER);
+                ps.setObject(3, tenantMaxRunning, java.sql.Types.INTEGER);
+                ps.executeQuery().close();
             }
         }
     }
@@ -226,13 +307,15 @@ public final class JobStore {
         List<Fence> completed = new ArrayList<>();
         List<Outcome.Retry> retries = new ArrayList<>();
         List<Outcome.Dead> dead = new ArrayList<>();
-        List<Fence> released = new ArrayList<>();
+        List<Outcome.Released> released = new ArrayList<>();
+        List<Outcome.Snoozed> snoozed = new ArrayList<>();
         for (Outcome o : outcomes) {
             switch (o) {
                 case Outcome.Completed done -> completed.add(done.fence());
                 case Outcome.Retry retry -> retries.add(retry);
                 case Outcome.Dead d -> dead.add(d);
-                case Outcome.Released r -> released.add(r.fence());
+                case Outcome.Released r -> released.add(r);
+                case Outcome.Snoozed z -> snoozed.add(z);
             }
         }
         Set<Fence> applied = new HashSet<>();
@@ -263,8 +346,23 @@ public final class JobStore {
                         collectFences(ps, applied);
                     }
                 }
+                if (!snoozed.isEmpty()) {
+                    try (PreparedStatement ps = c.prepareStatement(sql.jobSnoozeMany)) {
+                        ps.setArray(1, c.createArrayOf("bigint", snoozed.stream().map(z -> z.fence().id()).toArray()));
+                        ps.setArray(2, c.createArrayOf("int4", snoozed.stream().map(z -> z.fence().attempt()).toArray()));
+                        ps.setArray(3, c.createArrayOf("bigint", snoozed.stream().map(Outcome.Snoozed::delayMillis).toArray()));
+                        ps.setString(4, workerId);
+                        collectFences(ps, applied);
+                    }
+                }
                 if (!released.isEmpty()) {
-                    collectFences(fenced(c, sql.jobReleaseMany, workerId, released), applied);
+                    try (PreparedStatement ps = c.prepareStatement(sql.jobReleaseMany)) {
+                        ps.setArray(1, c.createArrayOf("bigint", released.stream().map(r -> r.fence().id()).toArray()));
+                        ps.setArray(2, c.createArrayOf("int4", released.stream().map(r -> r.fence().attempt()).toArray()));
+                        ps.setArray(3, c.createArrayOf("int4", released.stream().map(r -> r.giveBackAttempt() ? 1 : 0).toArray()));
+                        ps.setString(4, workerId);
+                        collectFences(ps, applied);
+                    }
                 }
                 c.commit();
             } catch (SQLException | RuntimeException e) {
@@ -479,6 +577,8 @@ public final class JobStore {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(sql.leaderAttemptElect)) {
+                // A renewal slower than a third of the lease is worth less than a retry.
+                ps.setQueryTimeout((int) Math.max(1, ttl.toSeconds() / 3));
                 ps.setString(1, role);
                 ps.setString(2, leaderId);
                 ps.setLong(3, ttl.toMillis());
@@ -681,8 +781,76 @@ public final class JobStore {
         });
     }
 
-    /** The schema version recorded by the migrator, 0 when Docket's tables do not exist. */
+    /** The database's clock. */
+    public Instant dbNow() throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.dbNow);
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return instant(rs, 1);
+        }
+    }
+
+    /** The last enqueued slot of a periodic job, or empty when it was never seen. */
+    public Optional<Instant> cronSlotFind(String name) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.cronSlotFind)) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(instant(rs, 1)) : Optional.empty();
+            }
+        }
+    }
+
+    /** Records a periodic job seen for the first time as having enqueued up to {@code slot}. */
+    public void cronSlotInit(String name, Instant slot) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.cronSlotInit)) {
+            ps.setString(1, name);
+            ps.setObject(2, OffsetDateTime.ofInstant(slot, java.time.ZoneOffset.UTC));
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Enqueues {@code row} for {@code slot} if, and only if, this call moves the periodic job's last
+     * slot forward to it, in one transaction; returns whether it did.
+     */
+    public boolean cronEnqueueSlot(String name, Instant slot, InsertRow row) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                OffsetDateTime at = OffsetDateTime.ofInstant(slot, java.time.ZoneOffset.UTC);
+                try (PreparedStatement ps = c.prepareStatement(sql.cronSlotAdvance)) {
+                    ps.setObject(1, at);
+                    ps.setString(2, name);
+                    ps.setObject(3, at);
+                    if (ps.executeUpdate() == 0) {
+                        c.rollback();
+                        return false;
+                    }
+                }
+                List<Inserted> inserted = jobInsertMany(c, List.of(row));
+                if (inserted.getFirst().ready()) {
+                    queueNotify(c, List.of(row.queue()));
+                }
+                c.commit();
+                return true;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * The schema version recorded by the migrator, 0 when Docket's tables do not exist. Neither
+     * statement can fail on a missing table, so this is safe inside a caller's transaction.
+     */
     public int schemaVersion(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.schemaVersionTable); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            if (rs.getString(1) == null) {
+                return 0;
+            }
+        }
         try (PreparedStatement ps = c.prepareStatement(sql.schemaVersion); ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getInt(1);

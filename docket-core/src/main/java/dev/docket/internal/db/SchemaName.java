@@ -27,9 +27,16 @@ public record SchemaName(String name) {
         return '"' + name + '"';
     }
 
-    /** The LISTEN/NOTIFY channel on which this schema's enqueues wake idle workers. */
+    /**
+     * The LISTEN/NOTIFY channel on which this schema's enqueues wake idle workers. Channel names are
+     * identifiers (at most 63 bytes): a long schema name is cut and suffixed with a hash of the whole.
+     */
     public String channel() {
-        return "docket." + name;
+        String channel = "docket." + name;
+        if (channel.length() <= 63) {
+            return channel;
+        }
+        return "docket." + name.substring(0, 47) + "." + String.format("%08x", name.hashCode());
     }
 
     private static String abbreviate(String s) {

@@ -38,6 +38,19 @@ public final class Sql {
     private static final String QUEUE_NOTIFY = """
             SELECT pg_notify('{{channel}}', q) FROM unnest(?::text[]) AS q""";
 
+    /* What a claim sets: the attempt counts at claim, and kinds with a lease of their own pass it in the arrays. */
+    private static final String CLAIM_SET = """
+            UPDATE {{schema}}.jobs
+               SET state = 'running', attempt = attempt + 1, attempted_at = now(),
+                   lease_until = now() + coalesce(
+                       (SELECT l.ms FROM unnest(?::text[], ?::bigint[]) AS l(kind, ms) WHERE l.kind = jobs.kind),
+                       ?) * interval '1 millisecond',
+                   locked_by = ?""";
+
+    private static final String CLAIM_RETURNING = """
+            RETURNING id, queue, kind, payload::text, payload_version, priority, run_at, attempt, max_attempts,
+                      tenant, metadata::text, lease_until""";
+
     /*
      * The locking sub-select is an ARRAY(...) argument, which PostgreSQL evaluates exactly once per
      * statement (an InitPlan). The common `WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)`
@@ -48,21 +61,105 @@ public final class Sql {
      * that kills its worker still reaches its max attempts. Kinds with a lease of their own pass it
      * in the two arrays; the others take the worker's lease.
      */
-    private static final String JOB_CLAIM = """
-            UPDATE {{schema}}.jobs
-               SET state = 'running', attempt = attempt + 1, attempted_at = now(),
-                   lease_until = now() + coalesce(
-                       (SELECT l.ms FROM unnest(?::text[], ?::bigint[]) AS l(kind, ms) WHERE l.kind = jobs.kind),
-                       ?) * interval '1 millisecond',
-                   locked_by = ?
+    private static final String JOB_CLAIM = CLAIM_SET + """
+
              WHERE id = ANY (ARRAY(
                        SELECT id FROM {{schema}}.jobs
                         WHERE state = 'ready' AND queue = ?
+                          AND NOT EXISTS (SELECT 1 FROM {{schema}}.queues q WHERE q.name = ? AND q.paused)
                         ORDER BY priority, run_at, id
                         LIMIT ?
                         FOR NO KEY UPDATE SKIP LOCKED))
-            RETURNING id, queue, kind, payload::text, payload_version, priority, run_at, attempt, max_attempts,
-                      tenant, metadata::text, lease_until""";
+               AND state = 'ready'
+            """ + CLAIM_RETURNING;
+
+    /*
+     * The claim of a queue with concurrency caps (cluster-wide, and per tenant). Claimers of such a
+     * queue serialize on an advisory lock held by the caller's transaction, so the running counts
+     * they read stay true until they commit. FOR UPDATE cannot share a query level with the per-tenant
+     * selection, so the selection is done first without locks and the chosen rows are locked (SKIP
+     * LOCKED) one level up. Tenants are enumerated with a loose index scan (one index probe per
+     * tenant) and each contributes at most its cap minus its running jobs, in claim order; so a
+     * tenant with 500,000 ready jobs costs the claim no more than one with five. Jobs without a
+     * tenant come from a bounded look-ahead of the first 1,000 ready jobs in claim order.
+     */
+    private static final String JOB_CLAIM_CAPPED = """
+            WITH RECURSIVE p AS (
+                SELECT ?::text AS queue, ?::int AS lim, ?::int AS tenant_cap, ?::int AS max_running
+            ), tenants AS (
+                (SELECT tenant FROM {{schema}}.jobs
+                  WHERE state = 'ready' AND tenant IS NOT NULL AND queue = (SELECT queue FROM p)
+                  ORDER BY tenant LIMIT 1)
+                UNION ALL
+                SELECT (SELECT j.tenant FROM {{schema}}.jobs j
+                         WHERE j.state = 'ready' AND j.tenant IS NOT NULL AND j.queue = (SELECT queue FROM p)
+                           AND j.tenant > t.tenant
+                         ORDER BY j.tenant LIMIT 1)
+                  FROM tenants t
+                 WHERE t.tenant IS NOT NULL
+            ), running AS (
+                SELECT tenant, count(*) AS n FROM {{schema}}.jobs
+                 WHERE state = 'running' AND queue = (SELECT queue FROM p)
+                 GROUP BY tenant
+            ), candidates AS (
+                SELECT c.id, c.priority, c.run_at
+                  FROM tenants t
+                 CROSS JOIN LATERAL (
+                       SELECT j.id, j.priority, j.run_at FROM {{schema}}.jobs j
+                        WHERE j.state = 'ready' AND j.tenant IS NOT NULL AND j.queue = (SELECT queue FROM p)
+                          AND j.tenant = t.tenant
+                        ORDER BY j.priority, j.run_at, j.id
+                        LIMIT greatest(0, least((SELECT lim FROM p), coalesce((SELECT tenant_cap FROM p), (SELECT lim FROM p))
+                                       - coalesce((SELECT r.n FROM running r WHERE r.tenant = t.tenant), 0)))) c
+                 WHERE t.tenant IS NOT NULL
+                UNION ALL
+                SELECT ahead.id, ahead.priority, ahead.run_at
+                  FROM (SELECT id, priority, run_at, tenant FROM {{schema}}.jobs
+                         WHERE state = 'ready' AND queue = (SELECT queue FROM p)
+                         ORDER BY priority, run_at, id
+                         LIMIT 1000) ahead
+                 WHERE ahead.tenant IS NULL
+            )
+            """ + CLAIM_SET + """
+
+             WHERE id = ANY (ARRAY(
+                       SELECT j.id FROM {{schema}}.jobs j
+                        WHERE j.id = ANY (ARRAY(
+                                  SELECT id FROM candidates
+                                   ORDER BY priority, run_at, id
+                                   LIMIT greatest(0, least((SELECT lim FROM p), coalesce((SELECT max_running FROM p)
+                                       - (SELECT coalesce(sum(n), 0) FROM running), (SELECT lim FROM p))))))
+                          AND j.state = 'ready'
+                          AND NOT EXISTS (SELECT 1 FROM {{schema}}.queues q WHERE q.name = (SELECT queue FROM p) AND q.paused)
+                        ORDER BY j.priority, j.run_at, j.id
+                        FOR NO KEY UPDATE SKIP LOCKED))
+               AND state = 'ready'
+            """ + CLAIM_RETURNING;
+
+    private static final String QUEUE_CLAIM_LOCK = """
+            SELECT pg_advisory_xact_lock(hashtext('docket.claim.{{schema_name}}.' || ?))""";
+
+    private static final String QUEUE_LIST = """
+            SELECT name, paused, max_running, tenant_max_running, updated_at FROM {{schema}}.queues ORDER BY name""";
+
+    /* A changed queue wakes its workers: a resumed queue is claimed at once, not at the next poll. */
+    private static final String QUEUE_SET_PAUSED = """
+            WITH upsert AS (
+                INSERT INTO {{schema}}.queues AS q (name, paused) VALUES (?, ?)
+                ON CONFLICT (name) DO UPDATE SET paused = EXCLUDED.paused, updated_at = now()
+                RETURNING name
+            )
+            SELECT name, pg_notify('{{channel}}', name) FROM upsert""";
+
+    private static final String QUEUE_SET_LIMITS = """
+            WITH upsert AS (
+                INSERT INTO {{schema}}.queues AS q (name, max_running, tenant_max_running) VALUES (?, ?, ?)
+                ON CONFLICT (name) DO UPDATE
+                   SET max_running = EXCLUDED.max_running, tenant_max_running = EXCLUDED.tenant_max_running,
+                       updated_at = now()
+                RETURNING name
+            )
+            SELECT name, pg_notify('{{channel}}', name) FROM upsert""";
 
     /**
      * Fenced: a row matches only while this worker still holds this attempt's claim. Fenced
@@ -101,6 +198,15 @@ public final class Sql {
              WHERE %s
             RETURNING j.id, j.attempt""".formatted(FENCE);
 
+    private static final String JOB_SNOOZE_MANY = """
+            UPDATE {{schema}}.jobs j
+               SET state = CASE WHEN f.delay_ms <= 0 THEN 'ready' ELSE 'scheduled' END,
+                   run_at = now() + f.delay_ms * interval '1 millisecond',
+                   attempt = j.attempt - 1, lease_until = NULL, locked_by = NULL
+              FROM unnest(?::bigint[], ?::int[], ?::bigint[]) AS f(id, attempt, delay_ms)
+             WHERE %s
+            RETURNING j.id, f.attempt""".formatted(FENCE);
+
     private static final String DEAD_JOB_INSERT_FROM_JOBS = """
             WITH gone AS (
                 DELETE FROM {{schema}}.jobs j
@@ -117,11 +223,11 @@ public final class Sql {
               FROM gone
             RETURNING id, attempt""".formatted(FENCE, JOB_COLUMNS);
 
-    /* A released job was interrupted by a shutdown, not failed: its attempt is given back. */
+    /* A released job was interrupted by a shutdown, not failed: its attempt is given back if it stopped. */
     private static final String JOB_RELEASE_MANY = """
             UPDATE {{schema}}.jobs j
-               SET state = 'ready', attempt = j.attempt - 1, lease_until = NULL, locked_by = NULL
-              FROM unnest(?::bigint[], ?::int[]) AS f(id, attempt)
+               SET state = 'ready', attempt = j.attempt - f.give_back, lease_until = NULL, locked_by = NULL
+              FROM unnest(?::bigint[], ?::int[], ?::int[]) AS f(id, attempt, give_back)
              WHERE %s
             RETURNING j.id, f.attempt""".formatted(FENCE);
 
@@ -226,8 +332,9 @@ public final class Sql {
              WHERE l.leader_id = EXCLUDED.leader_id OR l.expires_at <= EXCLUDED.elected_at
             RETURNING term""";
 
+    /* Resigning expires the row rather than deleting it, so that the next holder's term is higher. */
     private static final String LEADER_RESIGN = """
-            DELETE FROM {{schema}}.leaders WHERE role = ? AND leader_id = ?""";
+            UPDATE {{schema}}.leaders SET expires_at = '-infinity' WHERE role = ? AND leader_id = ?""";
 
     private static final String LEADER_FIND = """
             SELECT leader_id, term, elected_at, expires_at FROM {{schema}}.leaders
@@ -341,6 +448,23 @@ public final class Sql {
               FROM {{schema}}.dead_jobs
              GROUP BY queue, kind""";
 
+    private static final String CRON_SLOT_FIND = """
+            SELECT last_slot, now() FROM {{schema}}.cron_slots WHERE name = ?""";
+
+    private static final String CRON_SLOT_INIT = """
+            INSERT INTO {{schema}}.cron_slots (name, last_slot) VALUES (?, ?) ON CONFLICT (name) DO NOTHING""";
+
+    /* Advances only forward: of two leaders racing for one slot, exactly one updates the row. */
+    private static final String CRON_SLOT_ADVANCE = """
+            UPDATE {{schema}}.cron_slots SET last_slot = ?, updated_at = now()
+             WHERE name = ? AND last_slot < ?""";
+
+    private static final String DB_NOW = """
+            SELECT now()""";
+
+    private static final String SCHEMA_VERSION_TABLE = """
+            SELECT to_regclass('{{schema}}.schema_migrations')::text""";
+
     private static final String SCHEMA_VERSION = """
             SELECT coalesce(max(version), 0) FROM {{schema}}.schema_migrations""";
 
@@ -349,9 +473,15 @@ public final class Sql {
     public final String jobFindByUniqueKeys;
     public final String queueNotify;
     public final String jobClaim;
+    public final String jobClaimCapped;
+    public final String queueClaimLock;
+    public final String queueList;
+    public final String queueSetPaused;
+    public final String queueSetLimits;
     public final String jobCompleteManyToHistory;
     public final String jobCompleteManyDiscard;
     public final String jobRetryMany;
+    public final String jobSnoozeMany;
     public final String deadJobInsertFromJobs;
     public final String jobReleaseMany;
     public final String jobHeartbeatMany;
@@ -363,6 +493,11 @@ public final class Sql {
     public final String historyDropPartitions;
     public final String deadJobDeleteExpired;
     public final String jobFind;
+    public final String schemaVersionTable;
+    public final String cronSlotFind;
+    public final String cronSlotInit;
+    public final String cronSlotAdvance;
+    public final String dbNow;
     public final String schemaVersion;
     public final String leaderAttemptElect;
     public final String leaderResign;
@@ -382,9 +517,15 @@ public final class Sql {
         jobFindByUniqueKeys = bind(JOB_FIND_BY_UNIQUE_KEYS, schema);
         queueNotify = bind(QUEUE_NOTIFY, schema);
         jobClaim = bind(JOB_CLAIM, schema);
+        jobClaimCapped = bind(JOB_CLAIM_CAPPED, schema);
+        queueClaimLock = bind(QUEUE_CLAIM_LOCK, schema);
+        queueList = bind(QUEUE_LIST, schema);
+        queueSetPaused = bind(QUEUE_SET_PAUSED, schema);
+        queueSetLimits = bind(QUEUE_SET_LIMITS, schema);
         jobCompleteManyToHistory = bind(JOB_COMPLETE_MANY_TO_HISTORY, schema);
         jobCompleteManyDiscard = bind(JOB_COMPLETE_MANY_DISCARD, schema);
         jobRetryMany = bind(JOB_RETRY_MANY, schema);
+        jobSnoozeMany = bind(JOB_SNOOZE_MANY, schema);
         deadJobInsertFromJobs = bind(DEAD_JOB_INSERT_FROM_JOBS, schema);
         jobReleaseMany = bind(JOB_RELEASE_MANY, schema);
         jobHeartbeatMany = bind(JOB_HEARTBEAT_MANY, schema);
@@ -396,6 +537,11 @@ public final class Sql {
         historyDropPartitions = bind(HISTORY_DROP_PARTITIONS, schema);
         deadJobDeleteExpired = bind(DEAD_JOB_DELETE_EXPIRED, schema);
         jobFind = bind(JOB_FIND, schema);
+        schemaVersionTable = bind(SCHEMA_VERSION_TABLE, schema);
+        cronSlotFind = bind(CRON_SLOT_FIND, schema);
+        cronSlotInit = bind(CRON_SLOT_INIT, schema);
+        cronSlotAdvance = bind(CRON_SLOT_ADVANCE, schema);
+        dbNow = DB_NOW;
         schemaVersion = bind(SCHEMA_VERSION, schema);
         leaderAttemptElect = bind(LEADER_ATTEMPT_ELECT, schema);
         leaderResign = bind(LEADER_RESIGN, schema);

@@ -11,9 +11,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -48,41 +48,62 @@ public final class JobExecutor implements AutoCloseable {
         this.completer = completer;
         this.inFlight = inFlight;
         this.workerId = workerId;
-        this.timeouts = Executors.newSingleThreadScheduledExecutor(r ->
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r ->
                 Thread.ofPlatform().daemon().name("docket-timeouts-" + workerId).unstarted(r));
+        // Most attempts end long before their timeout: their cancelled timers must not pile up.
+        timer.setRemoveOnCancelPolicy(true);
+        this.timeouts = timer;
     }
 
-    /** Starts the job's handler; {@code handlerDone} runs when the handler has returned or thrown. */
-    public void execute(ClaimedJob job, Runnable handlerDone) {
+    /**
+     * Starts the job's handler; {@code handlerDone} runs when the handler has returned or thrown,
+     * {@code settled} once its outcome is written (or discarded), which is when the job stops
+     * counting as running in the database.
+     */
+    public void execute(ClaimedJob job, Runnable handlerDone, Runnable settled) {
         RunningJob running = inFlight.add(job);
-        Thread.ofVirtual().name("docket-job-" + job.id()).start(() -> run(running, handlerDone));
+        Thread.ofVirtual().name("docket-job-" + job.id()).start(() -> run(running, handlerDone, settled));
     }
 
-    private void run(RunningJob running, Runnable handlerDone) {
-        ClaimedJob job = running.job();
-        Outcome outcome;
-        running.attach(Thread.currentThread());
-        HandlerBinding<?> binding = handlers.get(job.kind());
+    /**
+     * Runs one attempt. The outcome reaches the completer before the slot is freed: a shutdown that
+     * sees every slot free must find every outcome already submitted.
+     */
+    private void run(RunningJob running, Runnable handlerDone, Runnable settled) {
+        try {
+            ClaimedJob job = running.job();
+            Outcome outcome = attempt(running);
+            if (running.isLost()) {
+                log.warn("docket: job {} attempt {} ({}): lease lost while running; outcome discarded",
+                        job.id(), job.attempt(), job.kind());
+                inFlight.remove(running);
+                settled.run();
+                return;
+            }
+            completer.submit(outcome, written -> {
+                inFlight.remove(running);
+                settled.run();
+            });
+        } finally {
+            handlerDone.run();
+        }
+    }
+
+    private Outcome attempt(RunningJob running) {
+        HandlerBinding<?> binding = handlers.get(running.job().kind());
         Duration timeout = binding == null ? null : binding.options().timeout();
+        running.attach(Thread.currentThread());
         ScheduledFuture<?> timer = timeout == null ? null
                 : timeouts.schedule(running::timeOut, timeout.toNanos(), TimeUnit.NANOSECONDS);
         try {
-            outcome = attempt(running, binding, timeout);
+            return attempt(running, binding, timeout);
         } finally {
             if (timer != null) {
                 timer.cancel(false);
             }
             running.detach();
             Thread.interrupted();
-            handlerDone.run();
         }
-        if (running.isLost()) {
-            log.warn("docket: job {} attempt {} ({}): lease lost while running; outcome discarded",
-                    job.id(), job.attempt(), job.kind());
-            inFlight.remove(running);
-            return;
-        }
-        completer.submit(outcome, written -> inFlight.remove(running));
     }
 
     private Outcome attempt(RunningJob running, HandlerBinding<?> binding, Duration timeout) {
@@ -93,19 +114,23 @@ public final class JobExecutor implements AutoCloseable {
         }
         Object payload;
         try {
-            payload = binding.decode(codec, job.payload());
+            payload = binding.decode(codec, job.payload(), job.payloadVersion());
         } catch (IllegalArgumentException e) {
             // A payload that does not fit its type will not fit on the next attempt either.
             return new Outcome.Dead(job.fence(), e.getMessage(), e.getMessage());
         }
+        Context ctx = new Context(job);
         try {
-            binding.invoke(payload, context(job));
+            binding.invoke(payload, ctx);
+            if (ctx.snoozeMillis >= 0) {
+                return new Outcome.Snoozed(job.fence(), ctx.snoozeMillis);
+            }
             return new Outcome.Completed(job.fence());
         } catch (PermanentJobFailure e) {
             return new Outcome.Dead(job.fence(), describe(e), "permanent failure: " + e.getMessage());
         } catch (Throwable e) {
             if (running.isReleasing()) {
-                return new Outcome.Released(job.fence());
+                return new Outcome.Released(job.fence(), true);
             }
             if (running.isTimedOut()) {
                 return failed(job, "timed out after " + timeout + " (the handler was interrupted)\n" + describe(e),
@@ -145,38 +170,52 @@ public final class JobExecutor implements AutoCloseable {
         return new Outcome.Retry(job.fence(), delay, error);
     }
 
-    private static JobContext context(ClaimedJob job) {
-        return new JobContext() {
-            @Override
-            public long jobId() {
-                return job.id();
-            }
+    /** What a handler sees of its attempt; remembers a snooze request. */
+    private static final class Context implements JobContext {
+        private final ClaimedJob job;
+        private volatile long snoozeMillis = -1;
 
-            @Override
-            public int attempt() {
-                return job.attempt();
-            }
+        Context(ClaimedJob job) {
+            this.job = job;
+        }
 
-            @Override
-            public int maxAttempts() {
-                return job.maxAttempts();
-            }
+        @Override
+        public long jobId() {
+            return job.id();
+        }
 
-            @Override
-            public String kind() {
-                return job.kind();
-            }
+        @Override
+        public int attempt() {
+            return job.attempt();
+        }
 
-            @Override
-            public String queue() {
-                return job.queue();
-            }
+        @Override
+        public int maxAttempts() {
+            return job.maxAttempts();
+        }
 
-            @Override
-            public String tenant() {
-                return job.tenant();
+        @Override
+        public String kind() {
+            return job.kind();
+        }
+
+        @Override
+        public String queue() {
+            return job.queue();
+        }
+
+        @Override
+        public String tenant() {
+            return job.tenant();
+        }
+
+        @Override
+        public void snooze(Duration delay) {
+            if (delay == null || delay.isNegative() || delay.compareTo(Duration.ofDays(365)) > 0) {
+                throw new IllegalArgumentException("snooze delay must be from 0 to 365 days, was " + delay);
             }
-        };
+            snoozeMillis = delay.toMillis();
+        }
     }
 
     /** The throwable with its stack, cut to a size that keeps the errors column small. */

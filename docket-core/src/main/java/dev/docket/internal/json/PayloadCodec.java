@@ -67,6 +67,26 @@ public final class PayloadCodec {
         return text;
     }
 
+    /** Reads stored payload JSON as a tree, for upcasters. */
+    public JsonNode readTree(String json) {
+        try {
+            return mapper.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("payload is not readable JSON (" + e.getClass().getSimpleName() + ")");
+        }
+    }
+
+    /** Maps an (upcast) payload tree to {@code type}; errors as for {@link #fromJson}. */
+    public <T> T fromTree(JsonNode tree, Class<T> type) {
+        try {
+            return mapper.treeToValue(tree, type);
+        } catch (JsonProcessingException e) {
+            String where = e instanceof JsonMappingException m && !m.getPath().isEmpty() ? " at " + path(m) : "";
+            throw new IllegalArgumentException("payload does not map to " + type.getName() + where
+                    + " (" + e.getClass().getSimpleName() + ")");
+        }
+    }
+
     private static String path(JsonMappingException e) {
         StringBuilder out = new StringBuilder("$");
         for (JsonMappingException.Reference ref : e.getPath()) {

@@ -9,9 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cluster's housekeeping, one round per interval: makes due scheduled jobs ready (and wakes
- * their queues), rescues jobs whose lease expired, and, less often, creates the coming days'
- * history partitions, drops expired ones and deletes expired dead jobs. Every step is idempotent
+ * The cluster's housekeeping, one round per interval: enqueues due slots of periodic jobs, makes
+ * due scheduled jobs ready (and wakes their queues), rescues jobs whose lease expired, and, less
+ * often, creates the coming days' history partitions, drops expired ones and deletes expired dead jobs. Every step is idempotent
  * and takes rows with SKIP LOCKED, so several nodes running it at once do no harm.
  */
 public final class Maintainer extends PeriodicService {
@@ -21,19 +21,27 @@ public final class Maintainer extends PeriodicService {
     private static final Duration HOUSEKEEPING_INTERVAL = Duration.ofMinutes(10);
 
     private final JobStore store;
+    private final CronEnqueuer cron;
     private final Duration historyRetention;
     private final Duration deadJobRetention;
     private long nextHousekeeping = System.nanoTime();
 
     public Maintainer(JobStore store, Duration interval, Duration historyRetention, Duration deadJobRetention) {
+        this(store, interval, historyRetention, deadJobRetention, new CronEnqueuer(store, java.util.List.of()));
+    }
+
+    public Maintainer(JobStore store, Duration interval, Duration historyRetention, Duration deadJobRetention,
+                      CronEnqueuer cron) {
         super("docket-maintainer", interval, log);
         this.store = store;
+        this.cron = cron;
         this.historyRetention = historyRetention;
         this.deadJobRetention = deadJobRetention;
     }
 
     @Override
     public void runOnce() throws SQLException {
+        cron.runOnce();
         promoteDue();
         rescueExpired();
         if (System.nanoTime() - nextHousekeeping >= 0) {

@@ -30,7 +30,8 @@ public final class Migrator {
     private static final Logger log = LoggerFactory.getLogger(Migrator.class);
 
     /** The migrations this build ships, in order. */
-    static final List<String> MIGRATIONS = List.of("V001__jobs.sql", "V002__leaders.sql");
+    static final List<String> MIGRATIONS = List.of("V001__jobs.sql", "V002__leaders.sql", "V003__queue_control.sql",
+            "V004__cron.sql");
 
     private static final String LOCK = "SELECT pg_advisory_xact_lock(hashtext(?))";
     private static final String VERSION_TABLE = """
@@ -71,6 +72,8 @@ public final class Migrator {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try (Statement st = c.createStatement()) {
+                // Waiting for another node's migration is expected, whatever lock_timeout the role has.
+                st.execute("SET LOCAL lock_timeout = 0");
                 try (PreparedStatement lock = c.prepareStatement(LOCK)) {
                     lock.setString(1, "docket.migrate." + schema.name());
                     lock.execute();

@@ -17,8 +17,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Decides which enqueues send a {@code pg_notify}. NOTIFY takes a lock that serializes commits,
  * so at high insert rates one notification per row would throttle enqueue; this sends at most one
- * per queue per {@code window} from this process. An enqueue inside the window is covered by a
- * trailing notification at the window's end, so the last job of a burst wakes workers too.
+ * per queue per {@code window} from this process for enqueues in their own (autocommit)
+ * transaction. Such an enqueue inside the window is covered by a trailing notification at the
+ * window's end, so the last job of a burst wakes workers too. An enqueue in an explicit transaction
+ * always notifies inside it: a trailing notification could arrive before that transaction commits
+ * and wake workers to nothing. PostgreSQL sends one notification per channel and payload per
+ * transaction however many jobs it inserts.
  */
 public final class EnqueueNotifier implements AutoCloseable {
 
@@ -46,6 +50,12 @@ public final class EnqueueNotifier implements AutoCloseable {
      */
     public void afterInsert(Connection c, Set<String> readyQueues) throws SQLException {
         if (readyQueues.isEmpty()) {
+            return;
+        }
+        if (!c.getAutoCommit()) {
+            long t = System.nanoTime();
+            readyQueues.forEach(q -> lastSent.put(q, t));
+            store.queueNotify(c, readyQueues);
             return;
         }
         List<String> now = new ArrayList<>(readyQueues.size());

@@ -64,6 +64,7 @@ public final class Notifier {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        listening = false;
         closeQuietly();
     }
 

@@ -1,5 +1,6 @@
 package dev.docket.internal.producer;
 
+import dev.docket.QueueSettings;
 import dev.docket.internal.db.ClaimedJob;
 import dev.docket.internal.db.JobStore;
 import dev.docket.internal.executor.JobExecutor;
@@ -36,6 +37,7 @@ public final class Producer {
     private final String workerId;
     private final JobStore store;
     private final JobExecutor executor;
+    private final QueueSettingsWatcher queueSettings;
     private final Semaphore slots;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -46,7 +48,7 @@ public final class Producer {
     private Thread thread;
 
     public Producer(String queue, int concurrency, int maxBatch, Duration pollInterval, Duration lease,
-                    String workerId, JobStore store, JobExecutor executor) {
+                    String workerId, JobStore store, JobExecutor executor, QueueSettingsWatcher queueSettings) {
         this.queue = queue;
         this.concurrency = concurrency;
         this.maxBatch = maxBatch;
@@ -56,6 +58,7 @@ public final class Producer {
         this.workerId = workerId;
         this.store = store;
         this.executor = executor;
+        this.queueSettings = queueSettings;
         this.slots = new Semaphore(concurrency);
     }
 
@@ -118,12 +121,25 @@ public final class Producer {
         if (want == 0) {
             return 0;
         }
-        List<ClaimedJob> jobs = store.jobClaim(queue, want, lease, kindLeases, workerId);
+        QueueSettings settings = queueSettings.settings(queue);
+        List<ClaimedJob> jobs = settings.capped()
+                ? store.jobClaimCapped(queue, want, settings, lease, kindLeases, workerId)
+                : store.jobClaim(queue, want, lease, kindLeases, workerId);
         for (ClaimedJob job : jobs) {
             slots.acquireUninterruptibly();
-            executor.execute(job, this::slotFreed);
+            executor.execute(job, this::slotFreed, this::outcomeSettled);
         }
         return jobs.size();
+    }
+
+    /**
+     * A capped claim can come back short because of the caps, not because the queue is empty; each
+     * written outcome lowers the running counts the caps compare with, so it is worth another claim.
+     */
+    private void outcomeSettled() {
+        if (queueSettings.settings(queue).capped()) {
+            signal(true);
+        }
     }
 
     private void slotFreed() {

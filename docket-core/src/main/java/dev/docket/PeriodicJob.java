@@ -1,0 +1,74 @@
+package dev.docket;
+
+import com.cronutils.model.Cron;
+import com.cronutils.model.CronType;
+import com.cronutils.model.definition.CronDefinitionBuilder;
+import com.cronutils.parser.CronParser;
+import java.time.ZoneId;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * A job enqueued on a cron schedule, exactly once per slot across the cluster: the maintenance
+ * leader enqueues each due slot in the same transaction that records it, so neither a second node
+ * nor a leader failover enqueues a slot twice, and a new leader catches up the slots its predecessor
+ * missed (up to 10 per round). A schedule seen for the first time starts with its next slot.
+ * Slots are computed in {@code zone} with cron-utils and follow its wall clock across daylight-saving
+ * changes: a slot in the hour that is skipped does not exist that day (as in Quartz), and one in the
+ * hour that repeats runs once. Schedule daily jobs outside 02:00-03:00 local time to avoid both.
+ *
+ * <p>Register with {@link Docket.Builder#periodic(PeriodicJob)}.
+ *
+ * @param name    a unique name for the schedule (1 to 128 of {@code A-Z a-z 0-9 _ . : -})
+ * @param cron    five fields (minute hour day-of-month month day-of-week, as in crontab) or six with
+ *                seconds first (as in Spring), e.g. {@code "0 3 * * *"} or {@code "*\/10 * * * * *"}
+ * @param zone    the time zone the cron fields are read in
+ * @param kind    the kind of the enqueued jobs
+ * @param payload the payload of every enqueued job
+ * @param options their options (queue, priority...); the unique key is set per slot
+ */
+public record PeriodicJob(String name, String cron, ZoneId zone, String kind, Object payload, JobOptions options) {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
+
+    public PeriodicJob {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("periodic job name must be 1 to 128 characters of A-Z a-z 0-9 _ . : -, was "
+                    + JobOptions.describe(name));
+        }
+        Objects.requireNonNull(zone, "zone");
+        Objects.requireNonNull(options, "options");
+        Docket.checkKind(kind);
+        parse(cron);
+    }
+
+    /** A schedule in UTC with default options. */
+    public static PeriodicJob of(String name, String cron, String kind, Object payload) {
+        return new PeriodicJob(name, cron, ZoneId.of("UTC"), kind, payload, JobOptions.defaults());
+    }
+
+    /** The parsed cron expression; {@link IllegalArgumentException} says what is wrong with it. */
+    public Cron parsedCron() {
+        return parse(cron);
+    }
+
+    private static Cron parse(String cron) {
+        if (cron == null || cron.isBlank()) {
+            throw new IllegalArgumentException("cron expression must not be empty");
+        }
+        int fields = cron.trim().split("\\s+").length;
+        CronType type = switch (fields) {
+            case 5 -> CronType.UNIX;
+            case 6 -> CronType.SPRING53;
+            default -> throw new IllegalArgumentException("cron expression must have 5 fields (minute hour day month "
+                    + "weekday) or 6 (seconds first), had " + fields + ": '" + cron + "'");
+        };
+        try {
+            Cron parsed = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(type)).parse(cron.trim());
+            parsed.validate();
+            return parsed;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid cron expression '" + cron + "': " + e.getMessage());
+        }
+    }
+}

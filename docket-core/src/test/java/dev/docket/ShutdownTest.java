@@ -1,0 +1,346 @@
+package dev.docket;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.docket.internal.db.Fence;
+import dev.docket.internal.db.Outcome;
+import dev.docket.internal.producer.Producer;
+import dev.docket.testing.DocketTest;
+import java.lang.reflect.Field;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Graceful shutdown: stop claiming, let handlers finish within the grace period, interrupt the rest
+ * and give their jobs back at once (not after the lease), write every outcome, and never leave a
+ * job running behind a closed worker.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ShutdownTest extends DocketTest {
+
+    private static final Duration LONG_LEASE = Duration.ofSeconds(30);
+
+    record Task(int n) {
+    }
+
+    /** Runs {@code action} on a platform thread of its own (not the common pool, which has one thread here). */
+    private static CompletableFuture<Void> async(Runnable action) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        Thread.ofPlatform().name("shutdown-test-closer").start(() -> {
+            try {
+                action.run();
+                f.complete(null);
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        });
+        return f;
+    }
+
+    private static Duration timeToClose(Worker worker) throws Exception {
+        long t0 = System.nanoTime();
+        async(worker::close).get(30, TimeUnit.SECONDS);
+        return Duration.ofNanos(System.nanoTime() - t0);
+    }
+
+    @Test
+    void closeReleasesAnUnfinishedJobAtOnceAndGivesItsAttemptBack() throws Exception {
+        Docket docket = docket();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch never = new CountDownLatch(1);
+        AtomicBoolean interrupted = new AtomicBoolean();
+        Worker worker = closeAfter(docket.worker()
+                .queue("default", 2)
+                .lease(LONG_LEASE)
+                .shutdownGrace(Duration.ofMillis(200))
+                .handler("block", Task.class, (task, ctx) -> {
+                    started.countDown();
+                    try {
+                        never.await();
+                    } catch (InterruptedException e) {
+                        interrupted.set(true);
+                        throw e;
+                    }
+                })
+                .start());
+        long id = docket.enqueue("block", new Task(1));
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.RUNNING);
+
+        Duration took = timeToClose(worker);
+
+        System.out.printf("ShutdownTest: close() with a blocked handler took %d ms%n", took.toMillis());
+        assertThat(took).isLessThan(Duration.ofSeconds(5));
+        assertThat(interrupted).as("handler interrupted").isTrue();
+        JobInfo job = docket.job(id).orElseThrow();
+        assertThat(job.state()).as("released at once, not after the 30 s lease").isEqualTo(JobState.READY);
+        assertThat(job.attempt()).as("the interrupted attempt is given back").isZero();
+        assertThat(job.lockedBy()).isNull();
+        assertThat(job.errors()).isEmpty();
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE id = ? AND lease_until IS NULL", id)).isEqualTo(1);
+        assertThat(worker.inFlight()).isZero();
+    }
+
+    @Test
+    void aHandlerThatIgnoresInterruptsIsReleasedAnywayAndItsLateOutcomeIsFencedOut() throws Exception {
+        Docket docket = docket();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        CountDownLatch returned = new CountDownLatch(1);
+        AtomicInteger interrupts = new AtomicInteger();
+        closeAfter(letGo::countDown);
+        Worker stubborn = closeAfter(docket.worker()
+                .workerId("stubborn-1")
+                .queue("default", 1)
+                .lease(LONG_LEASE)
+                .shutdownGrace(Duration.ofMillis(200))
+                .handler("stubborn", Task.class, (task, ctx) -> {
+                    started.countDown();
+                    try {
+                        while (letGo.getCount() > 0) {
+                            try {
+                                letGo.await();
+                            } catch (InterruptedException swallowed) {
+                                interrupts.incrementAndGet();
+                            }
+                        }
+                    } finally {
+                        returned.countDown();
+                    }
+                })
+                .start());
+        long id = docket.enqueue("stubborn", new Task(1));
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+        Duration took = timeToClose(stubborn);
+
+        System.out.printf("ShutdownTest: close() with an interrupt-ignoring handler took %d ms%n", took.toMillis());
+        assertThat(took).as("close() returns in bounded time").isLessThan(Duration.ofSeconds(5));
+        assertThat(interrupts.get()).isPositive();
+        assertThat(returned.getCount()).as("the handler is still running").isEqualTo(1);
+        JobInfo released = docket.job(id).orElseThrow();
+        assertThat(released.state()).isEqualTo(JobState.READY);
+        assertThat(released.attempt()).as("an abandoned attempt keeps its number: it may still be running").isEqualTo(1);
+        assertThat(released.lockedBy()).isNull();
+
+        // The abandoned attempt can no longer write its outcome: its fence does not match.
+        assertThat(docket.store().writeOutcomes("stubborn-1",
+                List.of(new Outcome.Completed(new Fence(id, 1))), true)).isEmpty();
+        letGo.countDown();
+        assertThat(returned.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.READY);
+
+        // The next worker gets it with a new attempt number: a distinct idempotency key from the abandoned run.
+        Queue<String> ranBy = new ConcurrentLinkedQueue<>();
+        closeAfter(docket.worker()
+                .workerId("fresh-2")
+                .queue("default", 1)
+                .handler("stubborn", Task.class, (task, ctx) -> ranBy.add("fresh-2/" + ctx.attempt()))
+                .start());
+        JobInfo done = awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
+        assertThat(ranBy).containsExactly("fresh-2/2");
+        assertThat(done.attempt()).isEqualTo(2);
+        assertThat(done.errors()).isEmpty();
+    }
+
+    @Test
+    void jobsThatFinishWithinTheGraceAreCompletedNotReleased() throws Exception {
+        Docket docket = docket();
+        int n = 5;
+        CountDownLatch started = new CountDownLatch(n);
+        CountDownLatch finish = new CountDownLatch(1);
+        Worker worker = closeAfter(docket.worker()
+                .queue("default", n)
+                .lease(LONG_LEASE)
+                .shutdownGrace(Duration.ofSeconds(5))
+                .handler("work", Task.class, (task, ctx) -> {
+                    started.countDown();
+                    finish.await();
+                })
+                .start());
+        List<NewJob> jobs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            jobs.add(NewJob.of("work", new Task(i)));
+        }
+        List<Long> ids = docket.enqueueAll(jobs);
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+        CompletableFuture<Void> closing = async(worker::close);
+        // close() waits for running handlers: the handlers take ~100 ms more after it was called.
+        await("close() waits for the handlers").during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(2))
+                .until(() -> !closing.isDone());
+        finish.countDown();
+        closing.get(10, TimeUnit.SECONDS);
+
+        for (long id : ids) {
+            JobInfo job = docket.job(id).orElseThrow();
+            assertThat(job.state()).as("job %d right after close()", id).isEqualTo(JobState.COMPLETED);
+            assertThat(job.attempt()).isEqualTo(1);
+            assertThat(job.errors()).isEmpty();
+        }
+    }
+
+    /**
+     * White-box reproduction of a race in shutdown: a handler that returns during close() frees its
+     * slot before its outcome reaches the completer. If the handler's thread is descheduled right
+     * there, close() sees every slot free, stops the completer with nothing pending, and the outcome
+     * is never written: the job stays RUNNING until its lease expires and then runs again.
+     * The test holds the (stopped) producer's lock to keep the handler's thread at that point.
+     */
+    @Test
+    void closeWritesTheOutcomeOfAHandlerThatReturnsDuringShutdown() throws Exception {
+        Docket docket = docket();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        Worker worker = closeAfter(docket.worker()
+                .queue("default", 1)
+                .lease(LONG_LEASE)
+                .shutdownGrace(Duration.ofSeconds(5))
+                .listen(false)
+                .handler("work", Task.class, (task, ctx) -> {
+                    started.countDown();
+                    finish.await();
+                })
+                .start());
+        long id = docket.enqueue("work", new Task(1));
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        Producer producer = ((List<?>) field(Worker.class, "producers").get(worker)).stream()
+                .map(Producer.class::cast).findFirst().orElseThrow();
+        ReentrantLock producerLock = (ReentrantLock) field(Producer.class, "lock").get(producer);
+        Field producerRunning = field(Producer.class, "running");
+        Field producerThread = field(Producer.class, "thread");
+
+        CompletableFuture<Void> closing = async(worker::close);
+        await("producer stopped").atMost(Duration.ofSeconds(10)).until(() -> !producerRunning.getBoolean(producer)
+                && !((Thread) producerThread.get(producer)).isAlive());
+        producerLock.lock();
+        try {
+            finish.countDown();
+            closing.get(30, TimeUnit.SECONDS);
+        } finally {
+            producerLock.unlock();
+        }
+
+        assertThat(docket.job(id).orElseThrow().state())
+                .as("the outcome of a handler that returned within the grace period is written by close()")
+                .isEqualTo(JobState.COMPLETED);
+    }
+
+    private static Field field(Class<?> type, String name) throws NoSuchFieldException {
+        Field f = type.getDeclaredField(name);
+        f.setAccessible(true);
+        return f;
+    }
+
+    @Test
+    void aClosedWorkerClaimsNothing() throws Exception {
+        Docket docket = docket();
+        AtomicInteger runs = new AtomicInteger();
+        Worker worker = closeAfter(docket.worker()
+                .queue("default", 2)
+                .pollInterval(Duration.ofMillis(100))
+                .handler("work", Task.class, (task, ctx) -> runs.incrementAndGet())
+                .start());
+        await().atMost(Duration.ofSeconds(5)).until(worker::isListening);
+        worker.close();
+
+        long id = docket.enqueue("work", new Task(1));
+
+        await("job stays ready after close").during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(4))
+                .until(() -> docket.job(id).orElseThrow().state() == JobState.READY);
+        assertThat(runs).hasValue(0);
+        assertThat(worker.inFlight()).isZero();
+    }
+
+    @Test
+    void aClosedWorkerNoLongerReportsListening() {
+        Docket docket = docket();
+        Worker worker = closeAfter(docket.worker()
+                .queue("default", 1)
+                .handler("work", Task.class, (task, ctx) -> { })
+                .start());
+        await().atMost(Duration.ofSeconds(5)).until(worker::isListening);
+        int pid = worker.listenerBackendPid();
+
+        worker.close();
+
+        assertThat(worker.listenerBackendPid()).isEqualTo(-1);
+        assertThat(queryLong("SELECT count(*) FROM pg_stat_activity WHERE pid = ? AND query ILIKE 'LISTEN%'", pid))
+                .as("the listener connection no longer listens").isZero();
+        assertThat(worker.isListening()).as("isListening() after close()").isFalse();
+    }
+
+    @Test
+    void startingAndClosingWorkersRepeatedlyWhileJobsFlowLosesNothing() throws Exception {
+        Docket docket = docket();
+        int rounds = 20;
+        int cap = 20_000;
+        ConcurrentHashMap<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
+        AtomicInteger executions = new AtomicInteger();
+        Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        List<Long> enqueued = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread enqueuer = Thread.ofPlatform().name("stress-enqueuer").start(() -> {
+            try {
+                for (int i = 0; i < cap && !stop.get(); i++) {
+                    enqueued.add(docket.enqueue("work", new Task(i)));
+                }
+            } catch (Throwable e) {
+                failures.add(e);
+            }
+        });
+        JobHandler<Task> handler = (task, ctx) -> {
+            runs.computeIfAbsent(ctx.jobId(), k -> new AtomicInteger()).incrementAndGet();
+            executions.incrementAndGet();
+        };
+
+        for (int round = 0; round < rounds; round++) {
+            Worker worker = docket.worker()
+                    .queue("default", 4)
+                    .lease(LONG_LEASE)
+                    .pollInterval(Duration.ofMillis(50))
+                    .shutdownGrace(Duration.ofSeconds(5))
+                    .handler("work", Task.class, handler)
+                    .start();
+            int before = executions.get();
+            try {
+                // Let each worker run a few jobs (the enqueuer keeps producing them) before closing it.
+                await().atMost(Duration.ofSeconds(10)).until(() -> executions.get() >= before + 3);
+            } finally {
+                worker.close();
+                worker.close();
+            }
+            assertThat(worker.inFlight()).as("round %d", round).isZero();
+        }
+        stop.set(true);
+        enqueuer.join(TimeUnit.SECONDS.toMillis(30));
+        assertThat(failures).isEmpty();
+
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE state = 'running'"))
+                .as("jobs left running behind closed workers").isZero();
+
+        // Whatever the stress left ready runs to completion on one more worker, exactly once each.
+        closeAfter(docket.worker().queue("default", 8).handler("work", Task.class, handler).start());
+        int n = enqueued.size();
+        await().atMost(Duration.ofSeconds(30)).until(() -> queryLong("SELECT count(*) FROM {s}.job_history") == n);
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isZero();
+        assertThat(queryLong("SELECT count(DISTINCT id) FROM {s}.job_history")).isEqualTo(n);
+        assertThat(runs.keySet()).containsExactlyInAnyOrderElementsOf(enqueued);
+        assertThat(runs.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+        System.out.printf("ShutdownTest: %d workers started and closed, %d jobs, %d executions%n",
+                rounds, n, executions.get());
+    }
+}

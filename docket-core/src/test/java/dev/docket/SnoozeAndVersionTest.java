@@ -1,0 +1,147 @@
+package dev.docket;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.docket.testing.DocketTest;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class SnoozeAndVersionTest extends DocketTest {
+
+    record Greeting(String name) {
+    }
+
+    /** Version 2 of the payload split the name in two. */
+    record GreetingV2(String first, String last) {
+    }
+
+    /** A snoozed attempt is not a failure: no error, the attempt given back, and the job runs again after the delay. */
+    @Test
+    void snoozeReschedulesWithoutCountingAFailure() {
+        Docket docket = docket();
+        AtomicInteger calls = new AtomicInteger();
+        List<Integer> attempts = new CopyOnWriteArrayList<>();
+        closeAfter(docket.worker().queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
+                .handler("poll", Greeting.class, (g, ctx) -> {
+                    attempts.add(ctx.attempt());
+                    if (calls.incrementAndGet() < 3) {
+                        ctx.snooze(Duration.ofMillis(200));
+                    }
+                })
+                .start());
+        long id = docket.enqueue("poll", new Greeting("x"), JobOptions.builder().maxAttempts(1).build());
+        JobInfo done = awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
+        assertThat(calls).hasValue(3);
+        assertThat(attempts).containsExactly(1, 1, 1);
+        assertThat(done.errors()).isEmpty();
+        assertThat(done.attempt()).isEqualTo(1);
+    }
+
+    /** While snoozed the job waits as SCHEDULED with run_at about the delay ahead of the database clock. */
+    @Test
+    void aSnoozedJobWaitsScheduled() {
+        Docket docket = docket();
+        closeAfter(docket.worker().queue("default", 1)
+                .handler("later", Greeting.class, (g, ctx) -> ctx.snooze(Duration.ofHours(1)))
+                .start());
+        long id = docket.enqueue("later", new Greeting("x"));
+        JobInfo waiting = awaitState(docket, id, JobState.SCHEDULED, Duration.ofSeconds(10));
+        assertThat(waiting.attempt()).isZero();
+        assertThat(queryLong("SELECT extract(epoch FROM run_at - now())::bigint FROM {s}.jobs WHERE id = " + id))
+                .isBetween(3590L, 3600L);
+    }
+
+    @Test
+    void snoozeRejectsBadDelays() {
+        Docket docket = docket();
+        List<String> errors = new CopyOnWriteArrayList<>();
+        closeAfter(docket.worker().queue("default", 1)
+                .handler("bad", Greeting.class, (g, ctx) -> {
+                    try {
+                        ctx.snooze(Duration.ofSeconds(-1));
+                    } catch (IllegalArgumentException e) {
+                        errors.add(e.getMessage());
+                    }
+                })
+                .start());
+        long id = docket.enqueue("bad", new Greeting("x"));
+        awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
+        assertThat(errors).singleElement().asString().contains("snooze delay");
+    }
+
+    /** A job enqueued with payload version 1 reaches a handler of version 2 through the registered upcaster. */
+    @Test
+    void oldPayloadsAreUpcastBeforeMapping() {
+        Docket docket = docket();
+        long old = docket.enqueue("greet", new Greeting("Ada Lovelace"));
+        long current = docket.enqueue("greet", new GreetingV2("Grace", "Hopper"),
+                JobOptions.builder().payloadVersion(2).build());
+        List<GreetingV2> seen = new CopyOnWriteArrayList<>();
+        closeAfter(docket.worker().queue("default", 1)
+                .upcaster("greet", 1, tree -> {
+                    String[] parts = tree.get("name").asText().split(" ", 2);
+                    ObjectNode v2 = ((ObjectNode) tree).objectNode();
+                    v2.put("first", parts[0]);
+                    v2.put("last", parts.length > 1 ? parts[1] : "");
+                    return v2;
+                })
+                .handler("greet", GreetingV2.class, (g, ctx) -> seen.add(g), HandlerOptions.defaults().withPayloadVersion(2))
+                .start());
+        awaitState(docket, old, JobState.COMPLETED, Duration.ofSeconds(10));
+        awaitState(docket, current, JobState.COMPLETED, Duration.ofSeconds(10));
+        assertThat(seen).containsExactlyInAnyOrder(new GreetingV2("Ada", "Lovelace"), new GreetingV2("Grace", "Hopper"));
+        assertThat(docket.job(old).orElseThrow().payloadVersion()).isEqualTo(1);
+    }
+
+    /** The producer side stamps the kind's configured current version. */
+    @Test
+    void theKindsCurrentVersionIsStampedAtEnqueue() {
+        Docket docket = docket(b -> b.payloadVersion("greet", 3));
+        long id = docket.enqueue("greet", new Greeting("x"));
+        assertThat(docket.job(id).orElseThrow().payloadVersion()).isEqualTo(3);
+        long other = docket.enqueue("other", new Greeting("x"));
+        assertThat(docket.job(other).orElseThrow().payloadVersion()).isEqualTo(1);
+    }
+
+    /** A payload from the future (a newer producer than this worker) fails permanently with a clear error. */
+    @Test
+    void aNewerPayloadVersionFailsPermanently() {
+        Docket docket = docket();
+        long id = docket.enqueue("greet", new Greeting("x"), JobOptions.builder().payloadVersion(5).build());
+        closeAfter(docket.worker().queue("default", 1)
+                .handler("greet", Greeting.class, (g, ctx) -> { }, HandlerOptions.defaults().withPayloadVersion(2))
+                .start());
+        JobInfo dead = awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(10));
+        assertThat(dead.attempt()).isEqualTo(1);
+        assertThat(dead.deadReason()).contains("payload version 5 is newer").contains("(2)");
+    }
+
+    /** A missing step in the upcaster chain is a permanent failure that names the step. */
+    @Test
+    void aMissingUpcasterFailsPermanently() {
+        Docket docket = docket();
+        long id = docket.enqueue("greet", new Greeting("x"));
+        closeAfter(docket.worker().queue("default", 1)
+                .handler("greet", Greeting.class, (g, ctx) -> { }, HandlerOptions.defaults().withPayloadVersion(3))
+                .start());
+        JobInfo dead = awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(10));
+        assertThat(dead.deadReason()).contains("no upcaster from payload version 1 to 2");
+    }
+
+    @Test
+    void rejectsBadVersionSettings() {
+        Docket docket = docket();
+        assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().payloadVersion(0));
+        assertThatIllegalArgumentException().isThrownBy(() -> HandlerOptions.defaults().withPayloadVersion(0));
+        assertThatIllegalArgumentException().isThrownBy(() -> Docket.builder(dataSource()).payloadVersion("k", 0));
+        assertThatIllegalStateException().isThrownBy(() -> docket.worker()
+                .handler("greet", Greeting.class, (g, ctx) -> { })
+                .upcaster("greet", 1, t -> t)).withMessageContaining("before its handler");
+    }
+}

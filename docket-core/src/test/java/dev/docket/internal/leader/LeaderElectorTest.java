@@ -1,0 +1,365 @@
+package dev.docket.internal.leader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.docket.Docket;
+import dev.docket.Worker;
+import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.SchemaName;
+import dev.docket.internal.json.PayloadCodec;
+import dev.docket.testing.DocketTest;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Leader election: the single statement with an explicit clock (River #197: re-election must not
+ * always succeed), two electors driven by {@code runOnce()}, a leader that loses the database, and
+ * several workers electing one maintainer.
+ */
+class LeaderElectorTest extends DocketTest {
+
+    private static final String ROLE = "maintainer";
+    private static final Instant T0 = Instant.parse("2031-03-04T05:06:07.123456Z");
+
+    record Noop(String name) {
+    }
+
+    private JobStore store(DataSource ds) {
+        docket(); // migrates the test schema
+        return new JobStore(ds, new SchemaName(schema), PayloadCodec.defaultMapper());
+    }
+
+    @Test
+    void electionWithAStubbedClockHandsTheRoleOverOnlyAfterTheLeaseLapses() throws Exception {
+        JobStore store = store(dataSource());
+        Duration ttl = Duration.ofSeconds(10);
+
+        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, T0)).contains(1L);
+        assertThat(store.leaderAttemptElect(ROLE, "B", ttl, T0.plusSeconds(1)))
+                .as("B must not take a role whose lease is live").isEmpty();
+        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, T0.plusSeconds(2)))
+                .as("A renews in the same term").contains(1L);
+        // A's renewal at t0+2s holds the role until t0+12s: B at t0+11s still gets nothing.
+        assertThat(store.leaderAttemptElect(ROLE, "B", ttl, T0.plusSeconds(11))).isEmpty();
+
+        // A stopped renewing; at t0+ttl+3s its lease (until t0+12s) has lapsed.
+        Instant takeover = T0.plus(ttl).plusSeconds(3);
+        assertThat(store.leaderAttemptElect(ROLE, "B", ttl, takeover))
+                .as("B takes the lapsed role with a new term").contains(2L);
+        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, takeover))
+                .as("the old leader's renewal must fail once another node holds the role").isEmpty();
+        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, takeover.plusSeconds(5))).isEmpty();
+        assertThat(store.leaderAttemptElect(ROLE, "B", ttl, takeover.plusSeconds(5)))
+                .as("B renews in its own term").contains(2L);
+
+        assertThat(leaderRow()).isEqualTo("B/2");
+    }
+
+    @Test
+    void aLeaderWhoseOwnLeaseLapsedIsReElectedInANewTerm() throws Exception {
+        JobStore store = store(dataSource());
+        Duration ttl = Duration.ofSeconds(10);
+
+        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, T0)).contains(1L);
+        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, T0.plusSeconds(9))).contains(1L);
+        // Renewed at t0+9s, so the lease runs until t0+19s; t0+25s is after it lapsed.
+        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, T0.plusSeconds(25)))
+                .as("a lapse ends a term even when the same node takes the role again").contains(2L);
+    }
+
+    @Test
+    void exactlyOneOfTwoElectorsLeadsAndAStoppedLeaderHandsOverAtOnce() throws Exception {
+        JobStore store = store(dataSource());
+        // A long lease: B can take over quickly only because A resigns, not because its lease lapsed.
+        Duration ttl = Duration.ofSeconds(30);
+        Recorder ra = new Recorder();
+        Recorder rb = new Recorder();
+        LeaderElector a = new LeaderElector(store, ROLE, "node-a", ttl, ra);
+        LeaderElector b = new LeaderElector(store, ROLE, "node-b", ttl, rb);
+        closeAfter(a::stop);
+        closeAfter(b::stop);
+
+        a.runOnce();
+        b.runOnce();
+        assertThat(a.isLeader()).isTrue();
+        assertThat(b.isLeader()).isFalse();
+        assertThat(a.term()).isEqualTo(1);
+        assertThat(b.term()).isZero();
+
+        // More rounds renew without new callbacks and without changing who leads.
+        for (int i = 0; i < 3; i++) {
+            b.runOnce();
+            a.runOnce();
+        }
+        assertThat(a.isLeader()).isTrue();
+        assertThat(b.isLeader()).isFalse();
+        assertThat(ra.elected).containsExactly(1L);
+        assertThat(ra.deposed).hasValue(0);
+        assertThat(rb.elected).isEmpty();
+        assertThat(rb.deposed).hasValue(0);
+
+        a.start();
+        a.stop();
+        assertThat(a.isLeader()).isFalse();
+        assertThat(ra.deposed).as("stop() deposes the leader").hasValue(1);
+        assertThat(leaderRowHolder()).as("stop() resigns the role").isNotEqualTo("node-a");
+
+        b.runOnce();
+        assertThat(b.isLeader()).as("B takes over at its next round, long before A's 30 s lease ends").isTrue();
+        assertThat(rb.elected).hasSize(1);
+        assertThat(a.isLeader()).isFalse();
+        assertThat(ra.elected).containsExactly(1L);
+        assertThat(ra.deposed).hasValue(1);
+    }
+
+    @Test
+    void theTermKeepsRisingWhenAResignedRoleIsTakenOver() throws Exception {
+        JobStore store = store(dataSource());
+        Duration ttl = Duration.ofSeconds(30);
+        Recorder ra = new Recorder();
+        Recorder rb = new Recorder();
+        LeaderElector a = new LeaderElector(store, ROLE, "node-a", ttl, ra);
+        LeaderElector b = new LeaderElector(store, ROLE, "node-b", ttl, rb);
+        closeAfter(a::stop);
+        closeAfter(b::stop);
+
+        a.start();
+        await().atMost(Duration.ofSeconds(5)).until(a::isLeader);
+        long termOfA = a.term();
+        a.stop();
+        b.runOnce();
+
+        assertThat(b.isLeader()).isTrue();
+        // A term identifies one leadership: the next holder's must be newer, or a stale action of
+        // A's term cannot be told from B's.
+        assertThat(b.term()).as("term of the leader after A (which had term %d) resigned", termOfA)
+                .isGreaterThan(termOfA);
+    }
+
+    @Test
+    void aLeaderThatCannotReachTheDatabaseStepsDownAfterTwoThirdsOfItsLease() throws Exception {
+        FlakyDataSource ds = new FlakyDataSource(dataSource());
+        JobStore store = store(ds);
+        Duration ttl = Duration.ofMillis(1500);
+        Recorder r = new Recorder();
+        LeaderElector a = new LeaderElector(store, ROLE, "node-a", ttl, r);
+        closeAfter(a::stop);
+
+        long before = System.nanoTime();
+        a.runOnce();
+        long after = System.nanoTime();
+        assertThat(a.isLeader()).isTrue();
+
+        ds.mode = Mode.FAIL;
+        assertThatThrownBy(a::runOnce).isInstanceOf(SQLException.class);
+        assertThat(a.isLeader()).as("one failed round right after a renewal keeps the role").isTrue();
+        assertThat(r.deposed).hasValue(0);
+
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            assertThatThrownBy(a::runOnce).isInstanceOf(SQLException.class);
+            return !a.isLeader();
+        });
+        long steppedDown = System.nanoTime();
+        assertThat(r.deposed).hasValue(1);
+        assertThat(Duration.ofNanos(steppedDown - before))
+                .as("not before 2/3 of the lease without a renewal")
+                .isGreaterThanOrEqualTo(ttl.multipliedBy(2).dividedBy(3));
+        assertThat(Duration.ofNanos(r.deposedAtNanos - after))
+                .as("before the lease (renewed at the last successful round) can have run out")
+                .isLessThan(ttl);
+
+        ds.mode = Mode.OK;
+        a.runOnce();
+        assertThat(a.isLeader()).as("re-elected once the database is back").isTrue();
+        assertThat(r.elected).hasSize(2);
+    }
+
+    @Test
+    void aLeaderWhoseDatabaseCallsHangStepsDownBeforeItsLeaseRunsOut() throws Exception {
+        FlakyDataSource ds = new FlakyDataSource(dataSource());
+        JobStore store = store(ds);
+        Duration ttl = Duration.ofMillis(900);
+        Recorder r = new Recorder();
+        LeaderElector a = new LeaderElector(store, ROLE, "node-a", ttl, r);
+        closeAfter(a::stop);
+        closeAfter(ds.unhang::countDown); // runs before a.stop(), so stop() can end the hung round
+
+        a.start();
+        await().atMost(Duration.ofSeconds(5)).until(a::isLeader);
+        // A partitioned network or a pool waiting its connectionTimeout (30 s by default in
+        // HikariCP) blocks a call for far longer than the lease.
+        ds.mode = Mode.HANG;
+
+        boolean deposed = r.deposedLatch.await(3 * ttl.toMillis(), TimeUnit.MILLISECONDS);
+        long lastRenewal = ds.lastOkNanos; // no connection succeeds once the calls hang
+        assertThat(deposed).as("the leader stepped down while its renewal hung (is leader now: %s)", a.isLeader())
+                .isTrue();
+        assertThat(Duration.ofNanos(r.deposedAtNanos - lastRenewal))
+                .as("stepped down before the lease of its last renewal ran out").isLessThan(ttl);
+    }
+
+    @Test
+    void threeWorkersElectExactlyOneMaintainerAndFailOverWhenItStops() {
+        Duration lease = Duration.ofMillis(600);
+        List<Worker> workers = Stream.of(1, 2, 3).map(i -> {
+            Docket docket = docket();
+            return closeAfter(docket.worker().queue("default", 1).leaderLease(lease)
+                    .handler("noop", Noop.class, (n, ctx) -> {
+                    })
+                    .start());
+        }).toList();
+
+        Worker leader = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                .until(() -> onlyLeader(workers), Optional::isPresent).orElseThrow();
+        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(20))
+                .until(() -> onlyLeader(workers), l -> l.isPresent() && l.get() == leader);
+        assertThat(leaderRowHolder()).isEqualTo(leader.workerId());
+
+        leader.close();
+        long closed = System.nanoTime();
+        List<Worker> rest = workers.stream().filter(w -> w != leader).toList();
+        Worker next = await().atMost(lease.multipliedBy(2)).pollInterval(Duration.ofMillis(10))
+                .until(() -> onlyLeader(rest), Optional::isPresent).orElseThrow();
+        assertThat(Duration.ofNanos(System.nanoTime() - closed)).isLessThan(lease.multipliedBy(2));
+        assertThat(leader.isLeader()).isFalse();
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(20))
+                .until(() -> onlyLeader(rest), l -> l.isPresent() && l.get() == next);
+        assertThat(leaderRowHolder()).isEqualTo(next.workerId());
+    }
+
+    /** The one leader among {@code workers}; fails if there are two or more. */
+    private static Optional<Worker> onlyLeader(List<Worker> workers) {
+        List<Worker> leaders = workers.stream().filter(Worker::isLeader).toList();
+        assertThat(leaders).as("leaders at one instant").hasSizeLessThanOrEqualTo(1);
+        return leaders.stream().findFirst();
+    }
+
+    private String leaderRow() throws SQLException {
+        return query("SELECT leader_id || '/' || term FROM " + schema + ".leaders WHERE role = 'maintainer'");
+    }
+
+    private String leaderRowHolder() {
+        try {
+            return query("SELECT leader_id FROM " + schema + ".leaders WHERE role = 'maintainer' AND expires_at > now()");
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private String query(String sql) throws SQLException {
+        try (Connection c = dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(sql);
+             ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    static final class Recorder implements LeaderElector.Listener {
+        final List<Long> elected = new CopyOnWriteArrayList<>();
+        final AtomicInteger deposed = new AtomicInteger();
+        final CountDownLatch deposedLatch = new CountDownLatch(1);
+        volatile long deposedAtNanos;
+
+        @Override
+        public void elected(long term) {
+            elected.add(term);
+        }
+
+        @Override
+        public void deposed() {
+            deposedAtNanos = System.nanoTime();
+            deposed.incrementAndGet();
+            deposedLatch.countDown();
+        }
+    }
+
+    enum Mode { OK, FAIL, HANG }
+
+    /** A data source that, on demand, refuses connections or blocks until released. */
+    static final class FlakyDataSource implements DataSource {
+        private final DataSource delegate;
+        final CountDownLatch unhang = new CountDownLatch(1);
+        volatile Mode mode = Mode.OK;
+        volatile long lastOkNanos;
+
+        FlakyDataSource(DataSource delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            switch (mode) {
+                case FAIL -> throw new SQLException("database unreachable (test)", "08001");
+                case HANG -> {
+                    try {
+                        unhang.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    throw new SQLException("connection timed out (test)", "08001");
+                }
+                default -> {
+                    Connection c = delegate.getConnection();
+                    lastOkNanos = System.nanoTime();
+                    return c;
+                }
+            }
+        }
+
+        @Override
+        public Connection getConnection(String username, String password) throws SQLException {
+            return getConnection();
+        }
+
+        @Override
+        public PrintWriter getLogWriter() {
+            return null;
+        }
+
+        @Override
+        public void setLogWriter(PrintWriter out) {
+        }
+
+        @Override
+        public void setLoginTimeout(int seconds) {
+        }
+
+        @Override
+        public int getLoginTimeout() {
+            return 0;
+        }
+
+        @Override
+        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+            throw new SQLFeatureNotSupportedException();
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> iface) throws SQLException {
+            throw new SQLException("not a wrapper");
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> iface) {
+            return false;
+        }
+    }
+}
