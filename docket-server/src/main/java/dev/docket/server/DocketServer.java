@@ -10,6 +10,7 @@ import dev.docket.server.api.Bodies;
 import dev.docket.server.api.Caller;
 import dev.docket.server.api.DlqApi;
 import dev.docket.server.api.JobsApi;
+import dev.docket.server.api.QueuesApi;
 import dev.docket.server.api.Views;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.Sessions;
@@ -100,6 +101,12 @@ public final class DocketServer implements AutoCloseable {
                 files.hostedPath = "/assets";
                 files.directory = "/dashboard/assets";
                 files.location = io.javalin.http.staticfiles.Location.CLASSPATH;
+                files.roles = Set.of(Access.PUBLIC);
+                // Jetty may commit a static file before after-handlers run: its headers are set here.
+                Map<String, String> headers = new LinkedHashMap<>(SECURITY_HEADERS);
+                headers.put("Cache-Control", "no-cache");
+                files.headers = headers;
+                Dashboard.mimeTypes(files.mimeTypes);
             });
         });
         app.beforeMatched(this::authenticate);
@@ -129,6 +136,7 @@ public final class DocketServer implements AutoCloseable {
         app.get("/api/session", this::whoami, Access.READ);
         new JobsApi(docket, bodies).register(app);
         new DlqApi(docket.admin(), bodies).register(app);
+        new QueuesApi(docket.admin()).register(app);
         new Dashboard(metrics).register(app);
     }
 
@@ -174,8 +182,7 @@ public final class DocketServer implements AutoCloseable {
 
     private void authenticate(Context ctx) {
         Set<RouteRole> roles = ctx.routeRoles();
-        // Static dashboard assets match no route, so they carry no roles; every route declares its Access.
-        if (roles.contains(Access.PUBLIC) || (roles.isEmpty() && ctx.path().startsWith("/assets/"))) {
+        if (roles.contains(Access.PUBLIC)) {
             return;
         }
         Caller caller = bearer(ctx).or(() -> session(ctx)).orElseThrow(() ->
@@ -275,12 +282,16 @@ public final class DocketServer implements AutoCloseable {
         }
     }
 
+    /** The headers of every response, static dashboard assets included. */
+    private static final Map<String, String> SECURITY_HEADERS = Map.of(
+            "Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; "
+                    + "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+            "X-Content-Type-Options", "nosniff",
+            "X-Frame-Options", "DENY",
+            "Referrer-Policy", "no-referrer");
+
     private static void securityHeaders(Context ctx) {
-        ctx.header("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; "
-                + "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
-        ctx.header("X-Content-Type-Options", "nosniff");
-        ctx.header("X-Frame-Options", "DENY");
-        ctx.header("Referrer-Policy", "no-referrer");
+        SECURITY_HEADERS.forEach(ctx::header);
         if (ctx.path().startsWith("/api")) {
             ctx.header("Cache-Control", "no-store");
         }

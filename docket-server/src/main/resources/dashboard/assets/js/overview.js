@@ -4,8 +4,9 @@
 // hour, so the charts are full even right after a reload.
 
 import { api } from './api.js';
-import { h, replace, num, dec, duration, millis, hashOf, note } from './dom.js';
+import { h, replace, num, dec, duration, millis, hashOf, note, actionButton } from './dom.js';
 import { TimeChart } from './chart.js';
+import { flashArea } from './widgets.js';
 
 const POLL_MS = 3000;
 const WINDOW_MS = 3600_000;
@@ -57,16 +58,22 @@ function pointsOf(field) {
   });
 }
 
-/** Rows of /api/stats grouped by queue: [{queue, total, kinds: [rows]}], both sorted by name. */
-function groupByQueue(rows) {
+/**
+ * Rows of /api/stats grouped by queue, with each queue's settings from /api/queues:
+ * [{queue, settings, total, kinds: [rows]}], both sorted by name. A queue with settings but no jobs
+ * is listed too (a paused, empty queue must still be resumable).
+ */
+function groupByQueue(rows, settings) {
   const byQueue = new Map();
   for (const r of rows) {
     if (!byQueue.has(r.queue)) byQueue.set(r.queue, []);
     byQueue.get(r.queue).push(r);
   }
+  const bySettings = new Map(settings.map((q) => [q.queue, q]));
+  for (const q of bySettings.keys()) if (!byQueue.has(q)) byQueue.set(q, []);
   return [...byQueue.keys()].sort().map((queue) => {
     const kinds = byQueue.get(queue).sort((a, b) => a.kind.localeCompare(b.kind));
-    return { queue, total: totals(kinds), kinds };
+    return { queue, settings: bySettings.get(queue) || null, total: totals(kinds), kinds };
   });
 }
 
@@ -136,29 +143,47 @@ function cells(r) {
   }));
 }
 
-function renderTable(el, groups) {
+function renderTable(el, groups, session, onPause) {
   if (!groups.length) {
     replace(el, note('No jobs yet. Enqueue one with "docket enqueue --kind hello --payload {}" or POST /api/jobs.'));
     return;
   }
+  const operate = session.canOperate;
   const body = [];
   for (const g of groups) {
-    body.push(h('tr', { class: 'queue-row', data: { queue: g.queue } },
+    const paused = Boolean(g.settings && g.settings.paused);
+    const caps = [];
+    if (g.settings && g.settings.maxRunning !== null && g.settings.maxRunning !== undefined) {
+      caps.push('max ' + num(g.settings.maxRunning) + ' running');
+    }
+    if (g.settings && g.settings.tenantMaxRunning !== null && g.settings.tenantMaxRunning !== undefined) {
+      caps.push(num(g.settings.tenantMaxRunning) + ' per tenant');
+    }
+    body.push(h('tr', { class: ['queue-row', paused && 'paused'], data: { queue: g.queue, paused: String(paused) } },
       h('th', { scope: 'row', data: { col: 'name' } },
-        h('a', { href: hashOf('jobs', { queue: g.queue }), text: g.queue, title: 'Jobs of queue ' + g.queue })),
-      cells(g.total)));
+        h('a', { href: hashOf('jobs', { queue: g.queue }), text: g.queue, title: 'Jobs of queue ' + g.queue }),
+        paused ? h('span', { class: 'badge paused-badge', text: 'paused' }) : null,
+        caps.length ? h('span', { class: 'caps', text: caps.join(' · ') }) : null),
+      cells(g.total),
+      operate ? h('td', { class: 'row-actions' }, actionButton(paused ? 'Resume' : 'Pause',
+        () => onPause(g.queue, !paused),
+        { class: 'button small' + (paused ? ' primary' : ''), data: { [paused ? 'resume' : 'pause']: g.queue },
+          title: paused ? 'Workers claim from ' + g.queue + ' again' : 'Workers stop claiming from ' + g.queue + '; running jobs finish' }))
+        : null));
     for (const k of g.kinds) {
       body.push(h('tr', { class: 'kind-row', data: { queue: g.queue, kind: k.kind } },
         h('td', { data: { col: 'name' } },
           h('a', { href: hashOf('jobs', { queue: g.queue, kind: k.kind }), text: k.kind, title: 'Jobs of kind ' + k.kind })),
-        cells(k)));
+        cells(k),
+        operate ? h('td', {}) : null));
     }
   }
   replace(el, h('div', { class: 'table-wrap' },
     h('table', { class: 'table queues', id: 'queues' },
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col', text: 'Queue / kind' }),
-        COLUMNS.map(([key, label]) => h('th', { scope: 'col', class: 'num', data: { col: key }, text: label })))),
+        COLUMNS.map(([key, label]) => h('th', { scope: 'col', class: 'num', data: { col: key }, text: label })),
+        operate ? h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: 'Actions' })) : null)),
       h('tbody', {}, body))));
 }
 
@@ -169,6 +194,7 @@ export function renderOverview(main, route, session, ui) {
   let queues = [];
 
   const cardsEl = h('div', { class: 'metrics', id: 'metrics' });
+  const flash = flashArea();
   const tableEl = h('div', { id: 'queue-table' }, h('p', { class: 'loading', text: 'Loading…' }));
   const updated = h('span', { class: 'updated', id: 'updated', text: 'connecting…' });
   const queueSelect = h('select', { id: 'chart-queue', 'aria-label': 'Queue shown in the charts' });
@@ -197,6 +223,7 @@ export function renderOverview(main, route, session, ui) {
     h('div', { class: 'page-head' },
       h('h1', { text: 'Overview' }),
       h('div', { class: 'live' }, h('span', { class: 'live-dot', 'aria-hidden': 'true' }), updated)),
+    flash,
     cardsEl,
     h('section', { class: 'charts' },
       h('div', { class: 'charts-head' },
@@ -256,18 +283,31 @@ export function renderOverview(main, route, session, ui) {
     updated.textContent = s < 2 ? 'live · updated just now' : 'live · updated ' + s + ' s ago';
   }
 
+  let polling = false;
+  let pollAgain = false;
+
+  /** One poll at a time: a poll asked for while one runs (after an action) runs right after it. */
   async function poll() {
     if (stopped) return;
+    if (polling) {
+      pollAgain = true;
+      return;
+    }
+    polling = true;
+    clearTimeout(timer);
     try {
-      const stats = await api.get('/api/stats');
+      const [stats, settings] = await Promise.all([
+        api.get('/api/stats'),
+        api.get('/api/queues').catch(() => ({ queues: [] })),
+      ]);
       if (stopped) return;
       const rows = stats.queues || [];
       const now = Date.now();
       addSample(sampleOf(now, rows));
-      const groups = groupByQueue(rows);
+      const groups = groupByQueue(rows, settings.queues || []);
       queues = groups.map((g) => g.queue);
       renderCards(cardsEl, totals(rows));
-      renderTable(tableEl, groups);
+      renderTable(tableEl, groups, session, setPaused);
       syncQueueSelect();
       drawCharts();
       lastOk = now;
@@ -277,8 +317,28 @@ export function renderOverview(main, route, session, ui) {
     } catch (e) {
       if (stopped) return;
       ui.banner('Statistics could not be loaded (' + e.message + '); retrying.');
+    } finally {
+      polling = false;
     }
-    if (!stopped) timer = setTimeout(poll, POLL_MS);
+    if (stopped) return;
+    if (pollAgain) {
+      pollAgain = false;
+      poll();
+    } else {
+      timer = setTimeout(poll, POLL_MS);
+    }
+  }
+
+  async function setPaused(queue, pause) {
+    flash.clear();
+    try {
+      await api.post('/api/queues/' + encodeURIComponent(queue) + (pause ? '/pause' : '/resume'));
+      flash.show(pause ? 'Queue ' + queue + ' is paused: workers claim none of its jobs until it is resumed.'
+        : 'Queue ' + queue + ' is resumed.', 'ok');
+    } catch (e) {
+      flash.show((pause ? 'Pausing ' : 'Resuming ') + queue + ' failed: ' + e.message, 'error');
+    }
+    await poll();
   }
 
   (async () => {

@@ -38,6 +38,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -243,7 +244,7 @@ class DashboardBrowserTest {
         assertThat(cell("default", "flaky", "dead")).isEqualTo("1");
         assertThat(cell("reports", "export", "ready")).isEqualTo("2");
         assertThat(queueCell("reports", "ready")).isEqualTo("2");
-        assertThat(driver.findElement(By.cssSelector("tr.queue-row[data-queue='reports'] td[data-col='lag']")).getText())
+        assertThat(queueCell("reports", "lag"))
                 .matches("[0-9.,]+ (ms|s|min)");
         assertThat(driver.findElements(By.cssSelector("#chart-throughput svg path.line"))).isNotEmpty();
 
@@ -253,6 +254,22 @@ class DashboardBrowserTest {
 
         wait.until(d -> d.findElement(By.id("updated")).getText().startsWith("live"));
         screenshot("overview");
+    }
+
+    @Test
+    void pauseAndResumeAQueueFromTheOverview() {
+        login(ADMIN);
+        By reports = By.cssSelector("tr.queue-row[data-queue='reports']");
+        click(By.cssSelector("button[data-pause='reports']"));
+        wait.until(ExpectedConditions.attributeToBe(reports, "data-paused", "true"));
+        assertThat(text(By.id("flash"))).contains("reports is paused");
+        assertThat(docket.admin().queues()).anySatisfy(q -> {
+            assertThat(q.queue()).isEqualTo("reports");
+            assertThat(q.paused()).isTrue();
+        });
+        click(By.cssSelector("button[data-resume='reports']"));
+        wait.until(ExpectedConditions.attributeToBe(reports, "data-paused", "false"));
+        assertThat(docket.admin().queues()).noneSatisfy(q -> assertThat(q.paused()).isTrue());
     }
 
     @Test
@@ -480,14 +497,29 @@ class DashboardBrowserTest {
         return By.cssSelector("tr.kind-row[data-queue='" + queue + "'][data-kind='" + kind + "']");
     }
 
+    /** The overview re-renders every few seconds, so its elements are read and clicked retrying on staleness. */
+    private String text(By by) {
+        return wait.ignoring(StaleElementReferenceException.class).until(d -> d.findElement(by).getText());
+    }
+
+    private void click(By by) {
+        wait.ignoring(StaleElementReferenceException.class).until(d -> {
+            WebElement e = d.findElement(by);
+            if (!e.isDisplayed() || !e.isEnabled()) {
+                return false;
+            }
+            e.click();
+            return true;
+        });
+    }
+
     private String cell(String queue, String kind, String column) {
-        return wait.until(ExpectedConditions.presenceOfNestedElementLocatedBy(kindRow(queue, kind),
-                By.cssSelector("td[data-col='" + column + "']"))).getText();
+        return text(By.cssSelector("tr.kind-row[data-queue='" + queue + "'][data-kind='" + kind + "'] "
+                + "td[data-col='" + column + "']"));
     }
 
     private String queueCell(String queue, String column) {
-        return driver.findElement(By.cssSelector("tr.queue-row[data-queue='" + queue + "'] td[data-col='" + column + "']"))
-                .getText();
+        return text(By.cssSelector("tr.queue-row[data-queue='" + queue + "'] td[data-col='" + column + "']"));
     }
 
     private long count(String table, String where) {
