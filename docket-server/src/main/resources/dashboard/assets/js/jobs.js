@@ -216,8 +216,9 @@ function timeline(job) {
     const retry = job.errors.length > 0 && job.attempt > 0;
     events.push({ at: job.runAt, label: Date.parse(job.runAt) > Date.now() ? (retry ? 'Retry due' : 'Due') : (retry ? 'Retry became due' : 'Became due') });
   }
-  for (const e of job.errors) events.push({ at: e.at, label: 'Attempt ' + e.attempt + ' failed', tone: 'bad' });
+  // Pushed before the failures: a claim and its failure may fall in the same millisecond, and the sort is stable.
   if (job.attemptedAt) events.push({ at: job.attemptedAt, label: 'Attempt ' + job.attempt + ' claimed' });
+  for (const e of job.errors) events.push({ at: e.at, label: 'Attempt ' + e.attempt + ' failed', tone: 'bad' });
   if (job.finishedAt) {
     events.push({
       at: job.finishedAt,
