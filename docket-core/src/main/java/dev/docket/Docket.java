@@ -56,6 +56,7 @@ public final class Docket implements AutoCloseable {
     private final RetryPolicy defaultRetryPolicy;
     private final Map<String, RetryPolicy> retryPolicies;
     private final Map<String, Integer> payloadVersions;
+    private final Map<String, JobOptions> kindDefaults;
     private final List<CronEnqueuer.Schedule> schedules;
     private final Duration historyRetention;
     private final Duration deadJobRetention;
@@ -72,6 +73,7 @@ public final class Docket implements AutoCloseable {
         this.defaultRetryPolicy = b.defaultRetryPolicy;
         this.retryPolicies = Map.copyOf(b.retryPolicies);
         this.payloadVersions = Map.copyOf(b.payloadVersions);
+        this.kindDefaults = Map.copyOf(b.kindDefaults);
         this.schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(),
                 ExecutionTime.forCron(p.parsedCron()), p.zone(), row(p.kind(), p.payload(), p.options()))).toList();
         this.historyRetention = b.historyRetention;
@@ -270,16 +272,18 @@ public final class Docket implements AutoCloseable {
         return rows;
     }
 
-    private InsertRow row(String kind, Object payload, JobOptions options) {
+    private InsertRow row(String kind, Object payload, JobOptions given) {
         checkKind(kind);
-        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(given, "options");
+        JobOptions options = given.withDefaults(kindDefaults.get(kind));
         String json = codec.toJson(payload);
         Long runAtMicros = options.runAt() == null ? null : epochMicros(options.runAt());
         Long delayMillis = options.delay() == null ? null : options.delay().toMillis();
         int maxAttempts = options.maxAttempts() != null ? options.maxAttempts() : retryPolicy(kind).maxAttempts();
         int version = options.payloadVersion() != null ? options.payloadVersion() : payloadVersions.getOrDefault(kind, 1);
         return new InsertRow(options.queue(), kind, json, version, options.priority(), runAtMicros, delayMillis,
-                maxAttempts, options.tenant(), options.uniqueKey());
+                maxAttempts, options.tenant(), options.uniqueKey(),
+                options.uniqueFor() == null ? null : options.uniqueFor().toMillis());
     }
 
     private static long epochMicros(Instant t) {
@@ -388,6 +392,7 @@ public final class Docket implements AutoCloseable {
         private final Map<String, RetryPolicy> retryPolicies = new HashMap<>();
         private final Map<String, Integer> payloadVersions = new HashMap<>();
         private final List<PeriodicJob> periodic = new ArrayList<>();
+        private final Map<String, JobOptions> kindDefaults = new HashMap<>();
         private Duration historyRetention = Duration.ofDays(7);
         private Duration deadJobRetention = Duration.ofDays(30);
         private Duration migrationLockTimeout = Duration.ofSeconds(10);
@@ -447,6 +452,17 @@ public final class Docket implements AutoCloseable {
                 throw new IllegalArgumentException("payloadVersion must be >= 1, was " + version);
             }
             payloadVersions.put(kind, version);
+            return this;
+        }
+
+        /**
+         * Per-kind defaults for enqueue: the queue, priority, max attempts and tenant that jobs of
+         * {@code kind} get when their own {@link JobOptions} leave them unset. Without it: queue
+         * {@code default}, priority 0, the kind's retry policy's max attempts, no tenant.
+         */
+        public Builder kindDefaults(String kind, JobOptions defaults) {
+            checkKind(kind);
+            kindDefaults.put(kind, Objects.requireNonNull(defaults, "defaults"));
             return this;
         }
 

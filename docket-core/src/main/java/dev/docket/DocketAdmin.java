@@ -99,6 +99,11 @@ public final class DocketAdmin {
         return call("listing queues", store::queueList);
     }
 
+    /** Running jobs per queue and tenant, across the cluster: who is using a queue's capacity now. */
+    public List<TenantRunning> runningByTenant() {
+        return call("counting running jobs per tenant", store::statsRunningByTenant);
+    }
+
     /** Statistics per queue and kind, for the whole cluster; see {@link QueueStats}. */
     public List<QueueStats> stats() {
         return call("computing statistics", store::stats);

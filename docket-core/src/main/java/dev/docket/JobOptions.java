@@ -21,23 +21,29 @@ public final class JobOptions {
     private static final JobOptions DEFAULTS = builder().build();
 
     private final String queue;
+    private final boolean queueSet;
     private final int priority;
+    private final boolean prioritySet;
     private final Instant runAt;
     private final Duration delay;
     private final Integer maxAttempts;
     private final String uniqueKey;
     private final String tenant;
     private final Integer payloadVersion;
+    private final Duration uniqueFor;
 
     private JobOptions(Builder b) {
         this.queue = b.queue;
+        this.queueSet = b.queueSet;
         this.priority = b.priority;
+        this.prioritySet = b.prioritySet;
         this.runAt = b.runAt;
         this.delay = b.delay;
         this.maxAttempts = b.maxAttempts;
         this.uniqueKey = b.uniqueKey;
         this.tenant = b.tenant;
         this.payloadVersion = b.payloadVersion;
+        this.uniqueFor = b.uniqueFor;
     }
 
     /** Queue {@code "default"}, priority 0, due now, the kind's max attempts, no unique key, no tenant. */
@@ -53,13 +59,16 @@ public final class JobOptions {
     public Builder toBuilder() {
         Builder b = new Builder();
         b.queue = queue;
+        b.queueSet = queueSet;
         b.priority = priority;
+        b.prioritySet = prioritySet;
         b.runAt = runAt;
         b.delay = delay;
         b.maxAttempts = maxAttempts;
         b.uniqueKey = uniqueKey;
         b.tenant = tenant;
         b.payloadVersion = payloadVersion;
+        b.uniqueFor = uniqueFor;
         return b;
     }
 
@@ -69,6 +78,27 @@ public final class JobOptions {
 
     public int priority() {
         return priority;
+    }
+
+    /** These options with the kind's defaults ({@link Docket.Builder#kindDefaults}) for what they leave unset. */
+    JobOptions withDefaults(JobOptions kindDefaults) {
+        if (kindDefaults == null) {
+            return this;
+        }
+        Builder b = toBuilder();
+        if (!queueSet && kindDefaults.queueSet) {
+            b.queue(kindDefaults.queue);
+        }
+        if (!prioritySet && kindDefaults.prioritySet) {
+            b.priority(kindDefaults.priority);
+        }
+        if (maxAttempts == null && kindDefaults.maxAttempts != null) {
+            b.maxAttempts(kindDefaults.maxAttempts);
+        }
+        if (tenant == null && kindDefaults.tenant != null) {
+            b.tenant(kindDefaults.tenant);
+        }
+        return b.build();
     }
 
     /** The absolute due time, or {@code null} (then {@link #delay()} or now). */
@@ -94,6 +124,11 @@ public final class JobOptions {
         return tenant;
     }
 
+    /** How long the unique key is held from enqueue, even after the job finished; {@code null}: while the job is live. */
+    public Duration uniqueFor() {
+        return uniqueFor;
+    }
+
     /** The payload's version, or {@code null} for the kind's current one (see {@link Docket.Builder#payloadVersion}). */
     public Integer payloadVersion() {
         return payloadVersion;
@@ -101,34 +136,40 @@ public final class JobOptions {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof JobOptions other && queue.equals(other.queue) && priority == other.priority
+        return o instanceof JobOptions other && queue.equals(other.queue) && queueSet == other.queueSet
+                && priority == other.priority && prioritySet == other.prioritySet
                 && Objects.equals(runAt, other.runAt) && Objects.equals(delay, other.delay)
                 && Objects.equals(maxAttempts, other.maxAttempts) && Objects.equals(uniqueKey, other.uniqueKey)
-                && Objects.equals(tenant, other.tenant) && Objects.equals(payloadVersion, other.payloadVersion);
+                && Objects.equals(tenant, other.tenant) && Objects.equals(payloadVersion, other.payloadVersion)
+                && Objects.equals(uniqueFor, other.uniqueFor);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(queue, priority, runAt, delay, maxAttempts, uniqueKey, tenant, payloadVersion);
+        return Objects.hash(queue, queueSet, priority, prioritySet, runAt, delay, maxAttempts, uniqueKey, tenant,
+                payloadVersion, uniqueFor);
     }
 
     @Override
     public String toString() {
         return "JobOptions[queue=" + queue + ", priority=" + priority + ", runAt=" + runAt + ", delay=" + delay
                 + ", maxAttempts=" + maxAttempts + ", uniqueKey=" + uniqueKey + ", tenant=" + tenant
-                + ", payloadVersion=" + payloadVersion + "]";
+                + ", payloadVersion=" + payloadVersion + ", uniqueFor=" + uniqueFor + "]";
     }
 
     /** Builds {@link JobOptions}; each setter checks its value and says what was wrong. */
     public static final class Builder {
         private String queue = "default";
+        private boolean queueSet;
         private int priority;
+        private boolean prioritySet;
         private Instant runAt;
         private Duration delay;
         private Integer maxAttempts;
         private String uniqueKey;
         private String tenant;
         private Integer payloadVersion;
+        private Duration uniqueFor;
 
         private Builder() {
         }
@@ -140,6 +181,7 @@ public final class JobOptions {
                         + describe(queue));
             }
             this.queue = queue;
+            this.queueSet = true;
             return this;
         }
 
@@ -149,6 +191,7 @@ public final class JobOptions {
                 throw new IllegalArgumentException("priority must be between -32768 and 32767, was " + priority);
             }
             this.priority = priority;
+            this.prioritySet = true;
             return this;
         }
 
@@ -191,6 +234,20 @@ public final class JobOptions {
             return this;
         }
 
+        /**
+         * Holds the unique key for this long from enqueue, even after the job completed (or died):
+         * "at most one such job per period", e.g. one digest per user per day. Needs a
+         * {@link #uniqueKey}; from 1 ms to 366 days. Default: held only while the job is live.
+         */
+        public Builder uniqueFor(Duration period) {
+            Objects.requireNonNull(period, "period");
+            if (period.isNegative() || period.isZero() || period.compareTo(Duration.ofDays(366)) > 0) {
+                throw new IllegalArgumentException("uniqueFor must be from 1ms to 366 days, was " + period);
+            }
+            this.uniqueFor = period;
+            return this;
+        }
+
         /** The fairness key this job is accounted to; up to 512 characters; {@code null} (the default) for none. */
         public Builder tenant(String tenant) {
             this.tenant = checkKey("tenant", tenant);
@@ -207,6 +264,9 @@ public final class JobOptions {
         }
 
         public JobOptions build() {
+            if (uniqueFor != null && uniqueKey == null) {
+                throw new IllegalArgumentException("uniqueFor needs a uniqueKey");
+            }
             return new JobOptions(this);
         }
 

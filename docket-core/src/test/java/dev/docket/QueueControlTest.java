@@ -171,6 +171,44 @@ class QueueControlTest extends DocketTest {
 
     private Duration lastCappedWait = Duration.ofSeconds(10);
 
+    /** Kind defaults fill what a job's options leave unset, and never override what they set. */
+    @Test
+    void kindDefaultsApplyToUnsetOptions() {
+        Docket docket = docket(b -> b.kindDefaults("mail", JobOptions.builder().queue("email").priority(-5).maxAttempts(3)
+                .build()));
+        JobInfo plain = docket.job(docket.enqueue("mail", new Item(1))).orElseThrow();
+        assertThat(plain.queue()).isEqualTo("email");
+        assertThat(plain.priority()).isEqualTo(-5);
+        assertThat(plain.maxAttempts()).isEqualTo(3);
+        JobInfo explicit = docket.job(docket.enqueue("mail", new Item(2),
+                JobOptions.builder().queue("default").priority(0).maxAttempts(9).build())).orElseThrow();
+        assertThat(explicit.queue()).isEqualTo("default");
+        assertThat(explicit.priority()).isZero();
+        assertThat(explicit.maxAttempts()).isEqualTo(9);
+        assertThat(docket.job(docket.enqueue("other", new Item(3))).orElseThrow().queue()).isEqualTo("default");
+    }
+
+    /** Running jobs are counted per queue and tenant, for the dashboard. */
+    @Test
+    void countsRunningJobsPerTenant() throws Exception {
+        Docket docket = docket();
+        CountDownLatch started = new CountDownLatch(3);
+        CountDownLatch release = new CountDownLatch(1);
+        closeAfter(docket.worker().queue("default", 3)
+                .handler("job", Item.class, (item, ctx) -> {
+                    started.countDown();
+                    release.await();
+                })
+                .start());
+        docket.enqueue("job", new Item(1), JobOptions.builder().tenant("acme").build());
+        docket.enqueue("job", new Item(2), JobOptions.builder().tenant("acme").build());
+        docket.enqueue("job", new Item(3));
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(docket.admin().runningByTenant()).containsExactly(
+                new TenantRunning("default", "acme", 2), new TenantRunning("default", null, 1));
+        release.countDown();
+    }
+
     /** Bad settings are refused with a clear message. */
     @Test
     void rejectsBadLimits() {

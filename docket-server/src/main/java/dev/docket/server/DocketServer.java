@@ -136,7 +136,7 @@ public final class DocketServer implements AutoCloseable {
         app.get("/api/session", this::whoami, Access.READ);
         new JobsApi(docket, bodies).register(app);
         new DlqApi(docket.admin(), bodies).register(app);
-        new QueuesApi(docket.admin()).register(app);
+        new QueuesApi(docket.admin(), bodies).register(app);
         new Dashboard(metrics).register(app);
     }
 

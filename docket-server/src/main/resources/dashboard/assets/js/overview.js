@@ -4,7 +4,7 @@
 // hour, so the charts are full even right after a reload.
 
 import { api } from './api.js';
-import { h, replace, num, dec, duration, millis, hashOf, note, actionButton } from './dom.js';
+import { h, svg, replace, num, dec, duration, millis, hashOf, note, actionButton } from './dom.js';
 import { TimeChart } from './chart.js';
 import { flashArea } from './widgets.js';
 
@@ -69,7 +69,7 @@ function groupByQueue(rows, settings) {
     if (!byQueue.has(r.queue)) byQueue.set(r.queue, []);
     byQueue.get(r.queue).push(r);
   }
-  const bySettings = new Map(settings.map((q) => [q.queue, q]));
+  const bySettings = new Map(settings.map((q) => [q.name, q]));
   for (const q of bySettings.keys()) if (!byQueue.has(q)) byQueue.set(q, []);
   return [...byQueue.keys()].sort().map((queue) => {
     const kinds = byQueue.get(queue).sort((a, b) => a.kind.localeCompare(b.kind));
@@ -187,6 +187,34 @@ function renderTable(el, groups, session, onPause) {
       h('tbody', {}, body))));
 }
 
+/** Running jobs per queue and tenant (fairness at a glance); hidden while no running job has a tenant. */
+function renderTenants(el, rows) {
+  const withTenant = rows.filter((r) => r.tenant !== null && r.tenant !== undefined);
+  if (!withTenant.length) {
+    replace(el);
+    return;
+  }
+  const sorted = rows.slice().sort((a, b) => a.queue.localeCompare(b.queue) || b.running - a.running);
+  const max = Math.max(...sorted.map((r) => r.running), 1);
+  replace(el,
+    h('h2', { text: 'Running by tenant' }),
+    h('div', { class: 'table-wrap' },
+      h('table', { class: 'table tenants', id: 'tenants' },
+        h('thead', {}, h('tr', {},
+          h('th', { scope: 'col', text: 'Queue' }),
+          h('th', { scope: 'col', text: 'Tenant' }),
+          h('th', { scope: 'col', class: 'num', text: 'Running' }),
+          h('th', { scope: 'col', class: 'bar-col' }, h('span', { class: 'visually-hidden', text: 'Share' })))),
+        h('tbody', {}, sorted.map((r) => h('tr', { data: { queue: r.queue, tenant: r.tenant === null ? '' : r.tenant } },
+          h('td', { text: r.queue }),
+          h('td', { class: r.tenant === null ? 'muted' : null, text: r.tenant === null ? 'no tenant' : r.tenant }),
+          h('td', { class: 'num', text: num(r.running) }),
+          h('td', { class: 'bar-col' },
+            svg('svg', { class: 'bar', viewBox: '0 0 100 8', preserveAspectRatio: 'none', 'aria-hidden': 'true' },
+              svg('rect', { x: 0, y: 0, width: 100, height: 8, rx: 2, class: 'bar-track' }),
+              svg('rect', { x: 0, y: 0, width: Math.max(1, (100 * r.running) / max).toFixed(1), height: 8, rx: 2, class: 'bar-fill' }))))))))));
+}
+
 export function renderOverview(main, route, session, ui) {
   let stopped = false;
   let timer = null;
@@ -196,6 +224,7 @@ export function renderOverview(main, route, session, ui) {
   const cardsEl = h('div', { class: 'metrics', id: 'metrics' });
   const flash = flashArea();
   const tableEl = h('div', { id: 'queue-table' }, h('p', { class: 'loading', text: 'Loading…' }));
+  const tenantsEl = h('section', { id: 'tenant-section' });
   const updated = h('span', { class: 'updated', id: 'updated', text: 'connecting…' });
   const queueSelect = h('select', { id: 'chart-queue', 'aria-label': 'Queue shown in the charts' });
   queueSelect.addEventListener('change', () => {
@@ -240,7 +269,8 @@ export function renderOverview(main, route, session, ui) {
           failuresBox))),
     h('section', {},
       h('h2', { text: 'Queues' }),
-      tableEl));
+      tableEl),
+    tenantsEl);
 
   function showWindow() {
     const [, , title] = WINDOWS.find(([ms]) => ms === chartWindow);
@@ -298,7 +328,7 @@ export function renderOverview(main, route, session, ui) {
     try {
       const [stats, settings] = await Promise.all([
         api.get('/api/stats'),
-        api.get('/api/queues').catch(() => ({ queues: [] })),
+        api.get('/api/queues').catch(() => ({ queues: [], runningByTenant: [] })),
       ]);
       if (stopped) return;
       const rows = stats.queues || [];
@@ -308,6 +338,7 @@ export function renderOverview(main, route, session, ui) {
       queues = groups.map((g) => g.queue);
       renderCards(cardsEl, totals(rows));
       renderTable(tableEl, groups, session, setPaused);
+      renderTenants(tenantsEl, settings.runningByTenant || []);
       syncQueueSelect();
       drawCharts();
       lastOk = now;

@@ -2,10 +2,19 @@ package dev.docket.internal.db;
 
 /**
  * One validated job to insert. {@code runAtMicros} (epoch microseconds) or {@code delayMillis}
- * (after the database's now()) may be null; {@code payloadJson} is never logged.
+ * (after the database's now()) may be null; {@code uniqueForMillis} is null for a unique key held
+ * only while the job is live; {@code payloadJson} is never logged.
  */
 public record InsertRow(String queue, String kind, String payloadJson, int payloadVersion, int priority,
-                        Long runAtMicros, Long delayMillis, int maxAttempts, String tenant, String uniqueKey) {
+                        Long runAtMicros, Long delayMillis, int maxAttempts, String tenant, String uniqueKey,
+                        Long uniqueForMillis) {
+
+    /** A row whose unique key (if any) is held while the job is live. */
+    public InsertRow(String queue, String kind, String payloadJson, int payloadVersion, int priority,
+                     Long runAtMicros, Long delayMillis, int maxAttempts, String tenant, String uniqueKey) {
+        this(queue, kind, payloadJson, payloadVersion, priority, runAtMicros, delayMillis, maxAttempts, tenant,
+                uniqueKey, null);
+    }
 
     @Override
     public String toString() {

@@ -8,6 +8,7 @@ import dev.docket.JobState;
 import dev.docket.JobSummary;
 import dev.docket.QueueSettings;
 import dev.docket.QueueStats;
+import dev.docket.TenantRunning;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -54,8 +55,21 @@ public final class JobStore {
      */
     public List<Inserted> jobInsertMany(Connection c, List<InsertRow> rows) throws SQLException {
         Inserted[] result = new Inserted[rows.size()];
+        Long[] preset = new Long[rows.size()];
         List<Integer> pending = new ArrayList<>();
         for (int i = 0; i < rows.size(); i++) {
+            InsertRow row = rows.get(i);
+            if (row.uniqueForMillis() != null) {
+                // A key held for a period is taken before the job exists; while it is held, the
+                // holder's id is the answer, even after that job finished.
+                Long id = reserveIds(c, 1)[0];
+                Long holder = uniqueKeyAcquire(c, row.uniqueKey(), id, row.uniqueForMillis());
+                if (holder != null) {
+                    result[i] = new Inserted(holder, false, false);
+                    continue;
+                }
+                preset[i] = id;
+            }
             pending.add(i);
         }
         // A unique key whose holder finishes between the insert and the look-up is free again, so
@@ -66,6 +80,11 @@ public final class JobStore {
             }
             List<InsertRow> batch = pending.stream().map(rows::get).toList();
             Long[] ids = batch.size() == 1 ? new Long[] {null} : reserveIds(c, batch.size());
+            for (int i = 0; i < batch.size(); i++) {
+                if (preset[pending.get(i)] != null) {
+                    ids[i] = preset[pending.get(i)];
+                }
+            }
             Map<Long, Boolean> inserted = insertWithIds(c, batch, ids);
             if (batch.size() == 1 && !inserted.isEmpty()) {
                 ids[0] = inserted.keySet().iterator().next();
@@ -77,7 +96,11 @@ public final class JobStore {
                 if (ids[i] != null && inserted.containsKey(ids[i])) {
                     result[pending.get(i)] = new Inserted(ids[i], true, inserted.get(ids[i]));
                 } else if (existing.containsKey(row.uniqueKey())) {
-                    result[pending.get(i)] = new Inserted(existing.get(row.uniqueKey()), false, false);
+                    long holder = existing.get(row.uniqueKey());
+                    result[pending.get(i)] = new Inserted(holder, false, false);
+                    if (row.uniqueForMillis() != null) {
+                        uniqueKeyPoint(c, row.uniqueKey(), holder);
+                    }
                 } else {
                     retry.add(pending.get(i));
                 }
@@ -85,6 +108,43 @@ public final class JobStore {
             pending = retry;
         }
         return List.of(result);
+    }
+
+    /** Takes {@code key} for {@code jobId} for a period; returns null if taken, else the current holder's id. */
+    private Long uniqueKeyAcquire(Connection c, String key, long jobId, long periodMillis) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.uniqueKeyAcquire)) {
+            ps.setString(1, key);
+            ps.setLong(2, jobId);
+            ps.setLong(3, periodMillis);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return null;
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.uniqueKeyHolder)) {
+            ps.setString(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private void uniqueKeyPoint(Connection c, String key, long jobId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.uniqueKeyPoint)) {
+            ps.setLong(1, jobId);
+            ps.setString(2, key);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Deletes up to {@code limit} unique keys whose period is over; returns how many. */
+    public int uniqueKeyDeleteExpired(int limit) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.uniqueKeyDeleteExpired)) {
+            ps.setInt(1, limit);
+            return ps.executeUpdate();
+        }
     }
 
     private Long[] reserveIds(Connection c, int count) throws SQLException {
@@ -779,6 +839,18 @@ public final class JobStore {
             r[7] = Double.NaN;
             return r;
         });
+    }
+
+    /** Running jobs per queue and tenant (tenant null for jobs without one), most first within a queue. */
+    public List<TenantRunning> statsRunningByTenant() throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.statsRunningByTenant);
+             ResultSet rs = ps.executeQuery()) {
+            List<TenantRunning> rows = new ArrayList<>();
+            while (rs.next()) {
+                rows.add(new TenantRunning(rs.getString(1), rs.getString(2), rs.getLong(3)));
+            }
+            return rows;
+        }
     }
 
     /** The database's clock. */

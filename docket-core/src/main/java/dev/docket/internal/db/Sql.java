@@ -70,7 +70,6 @@ public final class Sql {
                         ORDER BY priority, run_at, id
                         LIMIT ?
                         FOR NO KEY UPDATE SKIP LOCKED))
-               AND state = 'ready'
             """ + CLAIM_RETURNING;
 
     /*
@@ -133,7 +132,6 @@ public final class Sql {
                           AND NOT EXISTS (SELECT 1 FROM {{schema}}.queues q WHERE q.name = (SELECT queue FROM p) AND q.paused)
                         ORDER BY j.priority, j.run_at, j.id
                         FOR NO KEY UPDATE SKIP LOCKED))
-               AND state = 'ready'
             """ + CLAIM_RETURNING;
 
     private static final String QUEUE_CLAIM_LOCK = """
@@ -448,6 +446,31 @@ public final class Sql {
               FROM {{schema}}.dead_jobs
              GROUP BY queue, kind""";
 
+    /* Takes a unique key for a period, or renews it once its period is over; returns nothing while it is held. */
+    private static final String UNIQUE_KEY_ACQUIRE = """
+            INSERT INTO {{schema}}.unique_keys AS u (key, job_id, expires_at)
+            VALUES (?, ?, now() + ? * interval '1 millisecond')
+            ON CONFLICT (key) DO UPDATE SET job_id = EXCLUDED.job_id, expires_at = EXCLUDED.expires_at
+             WHERE u.expires_at <= now()
+            RETURNING job_id""";
+
+    private static final String UNIQUE_KEY_HOLDER = """
+            SELECT job_id FROM {{schema}}.unique_keys WHERE key = ?""";
+
+    private static final String UNIQUE_KEY_POINT = """
+            UPDATE {{schema}}.unique_keys SET job_id = ? WHERE key = ?""";
+
+    private static final String UNIQUE_KEY_DELETE_EXPIRED = """
+            DELETE FROM {{schema}}.unique_keys
+             WHERE key = ANY (ARRAY(SELECT key FROM {{schema}}.unique_keys WHERE expires_at < now() LIMIT ?))""";
+
+    /* Reads only the running set, which is at most the cluster's concurrency. */
+    private static final String STATS_RUNNING_BY_TENANT = """
+            SELECT queue, tenant, count(*) FROM {{schema}}.jobs
+             WHERE state = 'running'
+             GROUP BY queue, tenant
+             ORDER BY queue, count(*) DESC""";
+
     private static final String CRON_SLOT_FIND = """
             SELECT last_slot, now() FROM {{schema}}.cron_slots WHERE name = ?""";
 
@@ -494,6 +517,11 @@ public final class Sql {
     public final String deadJobDeleteExpired;
     public final String jobFind;
     public final String schemaVersionTable;
+    public final String statsRunningByTenant;
+    public final String uniqueKeyAcquire;
+    public final String uniqueKeyHolder;
+    public final String uniqueKeyPoint;
+    public final String uniqueKeyDeleteExpired;
     public final String cronSlotFind;
     public final String cronSlotInit;
     public final String cronSlotAdvance;
@@ -538,6 +566,11 @@ public final class Sql {
         deadJobDeleteExpired = bind(DEAD_JOB_DELETE_EXPIRED, schema);
         jobFind = bind(JOB_FIND, schema);
         schemaVersionTable = bind(SCHEMA_VERSION_TABLE, schema);
+        statsRunningByTenant = bind(STATS_RUNNING_BY_TENANT, schema);
+        uniqueKeyAcquire = bind(UNIQUE_KEY_ACQUIRE, schema);
+        uniqueKeyHolder = bind(UNIQUE_KEY_HOLDER, schema);
+        uniqueKeyPoint = bind(UNIQUE_KEY_POINT, schema);
+        uniqueKeyDeleteExpired = bind(UNIQUE_KEY_DELETE_EXPIRED, schema);
         cronSlotFind = bind(CRON_SLOT_FIND, schema);
         cronSlotInit = bind(CRON_SLOT_INIT, schema);
         cronSlotAdvance = bind(CRON_SLOT_ADVANCE, schema);

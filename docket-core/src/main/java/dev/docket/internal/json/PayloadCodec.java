@@ -81,10 +81,18 @@ public final class PayloadCodec {
         try {
             return mapper.treeToValue(tree, type);
         } catch (JsonProcessingException e) {
-            String where = e instanceof JsonMappingException m && !m.getPath().isEmpty() ? " at " + path(m) : "";
-            throw new IllegalArgumentException("payload does not map to " + type.getName() + where
-                    + " (" + e.getClass().getSimpleName() + ")");
+            throw mappingError(e, type);
         }
+    }
+
+    /**
+     * Jackson's messages quote the offending values, and its path names map keys, which are payload
+     * data too: the error keeps only the type, bean field names and array indexes.
+     */
+    private static IllegalArgumentException mappingError(JsonProcessingException e, Class<?> type) {
+        String where = e instanceof JsonMappingException m && !m.getPath().isEmpty() ? " at " + path(m) : "";
+        return new IllegalArgumentException("payload does not map to " + type.getName() + where
+                + " (" + e.getClass().getSimpleName() + ")");
     }
 
     private static String path(JsonMappingException e) {
@@ -106,11 +114,7 @@ public final class PayloadCodec {
         try {
             return mapper.readValue(json, type);
         } catch (JsonProcessingException e) {
-            // Jackson's messages quote the offending values, and its path names map keys, which are
-            // payload data too: keep only bean field names and array indexes.
-            String where = e instanceof JsonMappingException m && !m.getPath().isEmpty() ? " at " + path(m) : "";
-            throw new IllegalArgumentException("payload does not map to " + type.getName() + where
-                    + " (" + e.getClass().getSimpleName() + ")");
+            throw mappingError(e, type);
         }
     }
 }

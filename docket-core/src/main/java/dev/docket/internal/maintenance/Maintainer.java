@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The cluster's housekeeping, one round per interval: enqueues due slots of periodic jobs, makes
  * due scheduled jobs ready (and wakes their queues), rescues jobs whose lease expired, and, less
- * often, creates the coming days' history partitions, drops expired ones and deletes expired dead jobs. Every step is idempotent
+ * often, creates the coming days' history partitions, drops expired ones, and deletes expired dead jobs and unique keys. Every step is idempotent
  * and takes rows with SKIP LOCKED, so several nodes running it at once do no harm.
  */
 public final class Maintainer extends PeriodicService {
@@ -89,6 +89,9 @@ public final class Maintainer extends PeriodicService {
         int dropped = store.historyDropPartitions(retention);
         if (dropped > 0) {
             log.info("docket: dropped {} expired history partitions", dropped);
+        }
+        while (store.uniqueKeyDeleteExpired(PAGE) == PAGE) {
+            log.debug("docket: deleted a page of expired unique keys");
         }
         while (store.deadJobDeleteExpired(deadJobRetention, PAGE) == PAGE) {
             log.debug("docket: deleted a page of expired dead jobs");

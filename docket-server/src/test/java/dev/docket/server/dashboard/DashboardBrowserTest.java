@@ -126,7 +126,7 @@ class DashboardBrowserTest {
         for (int i = 0; i < 3; i++) {
             docket.enqueue("replay_me", new Item(i));
         }
-        docket.enqueue("resize_image", new Item(1));
+        docket.enqueue("resize_image", new Item(1), JobOptions.builder().tenant("acme").build());
         JobOptions later = JobOptions.builder().delay(Duration.ofHours(1)).build();
         reportJob = docket.enqueue("report", new Item(1), later);
         docket.enqueue("report", new Item(2), later);
@@ -246,6 +246,7 @@ class DashboardBrowserTest {
         assertThat(queueCell("reports", "ready")).isEqualTo("2");
         assertThat(queueCell("reports", "lag"))
                 .matches("[0-9.,]+ (ms|s|min)");
+        assertThat(text(By.cssSelector("#tenants tr[data-queue='default'][data-tenant='acme'] td.num"))).isEqualTo("1");
         assertThat(driver.findElements(By.cssSelector("#chart-throughput svg path.line"))).isNotEmpty();
 
         docket.enqueue("import", new Item(1), JobOptions.builder().queue("reports").build());

@@ -100,7 +100,7 @@ class DashboardEndpointsTest extends DocketTest {
         assertThat(paused.statusCode()).isEqualTo(200);
         assertThat(json.readTree(paused.body()).path("paused").asBoolean()).isTrue();
         JsonNode queues = json.readTree(send("GET", "/api/queues", VIEWER).body()).path("queues");
-        assertThat(queues.get(0).path("queue").asText()).isEqualTo("default");
+        assertThat(queues.get(0).path("name").asText()).isEqualTo("default");
         assertThat(queues.get(0).path("paused").asBoolean()).isTrue();
         assertThat(send("POST", "/api/queues/default/resume", ADMIN).statusCode()).isEqualTo(200);
         assertThat(docket.admin().queues()).noneMatch(q -> q.paused());
