@@ -212,7 +212,7 @@ function renderTenants(el, rows) {
           h('td', { class: 'bar-col' },
             svg('svg', { class: 'bar', viewBox: '0 0 100 8', preserveAspectRatio: 'none', 'aria-hidden': 'true' },
               svg('rect', { x: 0, y: 0, width: 100, height: 8, rx: 2, class: 'bar-track' }),
-              svg('rect', { x: 0, y: 0, width: Math.max(1, (100 * r.running) / max).toFixed(1), height: 8, rx: 2, class: 'bar-fill' }))))))))));
+              svg('rect', { x: 0, y: 0, width: Math.max(1, (100 * r.running) / max).toFixed(1), height: 8, rx: 2, class: 'bar-fill' })))))))));
 }
 
 export function renderOverview(main, route, session, ui) {

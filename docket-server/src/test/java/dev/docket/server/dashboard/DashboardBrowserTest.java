@@ -40,6 +40,7 @@ import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.TimeoutException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -210,7 +211,12 @@ class DashboardBrowserTest {
         driver.get(server.baseUrl() + "/");
         driver.manage().deleteAllCookies();
         driver.get(server.baseUrl() + "/");
-        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        try {
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        } catch (TimeoutException e) {
+            throw new AssertionError("the login page did not render; browser console: "
+                    + driver.manage().logs().get(LogType.BROWSER).getAll(), e);
+        }
     }
 
     /** Every test's pages, whatever it checked, must have run without a CSP violation. */
