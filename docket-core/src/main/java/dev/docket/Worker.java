@@ -417,16 +417,18 @@ public final class Worker implements AutoCloseable {
         }
 
         /**
-         * Starts the worker.
+         * Starts the worker. A worker with no queue runs only maintenance (it takes part in the leader
+         * election): what a process that runs no jobs, such as an API server, uses.
          *
-         * @throws IllegalStateException if no queue or no handler is configured
+         * @throws IllegalStateException if it has queues but no handler, or neither queues nor maintenance
          * @throws DocketException       if the schema is missing or at another version (the message says what to run)
          */
         public Worker start() {
-            if (queues.isEmpty()) {
-                throw new IllegalStateException("a worker needs at least one queue: call .queue(name, concurrency)");
+            if (queues.isEmpty() && !maintenance) {
+                throw new IllegalStateException("a worker needs at least one queue (call .queue(name, concurrency)) "
+                        + "or maintenance");
             }
-            if (handlers.isEmpty()) {
+            if (!queues.isEmpty() && handlers.isEmpty()) {
                 throw new IllegalStateException("a worker needs at least one handler: call .handler(kind, type, handler)");
             }
             if (heartbeatInterval == null) {

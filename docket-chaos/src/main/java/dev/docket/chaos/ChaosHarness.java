@@ -98,7 +98,7 @@ public final class ChaosHarness {
             List<Long> enqueued = produceWithChaos(docket, started);
             boolean drained = awaitDrained(started);
             stopWorkers();
-            Report report = check(enqueued);
+            Report report = retrying(() -> check(enqueued));
             report.print(drained, (System.nanoTime() - started) / 1e9);
             return drained && report.ok();
         } finally {
@@ -227,33 +227,39 @@ public final class ChaosHarness {
         if (alive.isEmpty()) {
             return;
         }
-        List<String> busy = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT DISTINCT locked_by FROM " + SCHEMA + ".jobs WHERE state = 'running'")) {
-            while (rs.next()) {
-                if (alive.contains(rs.getString(1))) {
-                    busy.add(rs.getString(1));
+        List<String> busy = retrying(() -> {
+            List<String> found = new ArrayList<>();
+            try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT DISTINCT locked_by FROM " + SCHEMA + ".jobs WHERE state = 'running'")) {
+                while (rs.next()) {
+                    if (alive.contains(rs.getString(1))) {
+                        found.add(rs.getString(1));
+                    }
                 }
             }
-        }
+            return found;
+        });
         List<String> candidates = busy.isEmpty() ? alive : busy.stream().sorted().toList();
         String victim = candidates.get(random.nextInt(candidates.size()));
         Process p = workers.remove(victim);
         p.destroyForcibly();
         p.waitFor(10, TimeUnit.SECONDS);
         explain(victim, "killed");
-        Instant at = dbNow();
-        Map<Long, Integer> held = new HashMap<>();
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(
-                     "SELECT id, attempt FROM " + SCHEMA + ".jobs WHERE locked_by = ? AND state = 'running'")) {
-            ps.setString(1, victim);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    held.put(rs.getLong(1), rs.getInt(2));
+        Instant at = retrying(this::dbNow);
+        Map<Long, Integer> held = retrying(() -> {
+            Map<Long, Integer> found = new HashMap<>();
+            try (Connection c = dataSource.getConnection();
+                 PreparedStatement ps = c.prepareStatement(
+                         "SELECT id, attempt FROM " + SCHEMA + ".jobs WHERE locked_by = ? AND state = 'running'")) {
+                ps.setString(1, victim);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        found.put(rs.getLong(1), rs.getInt(2));
+                    }
                 }
             }
-        }
+            return found;
+        });
         Kill kill = new Kill(victim, at, held, new ConcurrentHashMap<>());
         kills.add(kill);
         Thread.ofVirtual().name("watch-" + victim).start(() -> watchReclaim(kill));
@@ -335,7 +341,7 @@ public final class ChaosHarness {
         long deadline = started + o.timeout().toNanos();
         while (System.nanoTime() < deadline) {
             replaceCrashed();
-            if (count("SELECT count(*) FROM " + SCHEMA + ".jobs") == 0) {
+            if (retrying(() -> count("SELECT count(*) FROM " + SCHEMA + ".jobs")) == 0) {
                 return true;
             }
             TimeUnit.MILLISECONDS.sleep(200);
@@ -513,6 +519,28 @@ public final class ChaosHarness {
 
         private static void row(String name, String value, boolean ok) {
             System.out.printf(Locale.ROOT, "  %-40s %-40s %s%n", name, value, ok ? "" : "<-- FAILED");
+        }
+    }
+
+    private interface SqlCall<T> {
+        T call() throws SQLException;
+    }
+
+    /**
+     * Runs a harness query, retrying for up to 30 s: right after the PostgreSQL restart the pool still
+     * hands out connections the restart broke, and the harness must ride that out like the workers do.
+     */
+    private static <T> T retrying(SqlCall<T> call) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return call.call();
+            } catch (SQLException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(200);
+            }
         }
     }
 

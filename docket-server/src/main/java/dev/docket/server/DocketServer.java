@@ -1,5 +1,6 @@
 package dev.docket.server;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -9,6 +10,8 @@ import dev.docket.server.api.ApiException;
 import dev.docket.server.api.Bodies;
 import dev.docket.server.api.Caller;
 import dev.docket.server.api.DlqApi;
+import dev.docket.server.api.DotSegmentFilter;
+import dev.docket.server.api.JettyErrors;
 import dev.docket.server.api.JobsApi;
 import dev.docket.server.api.QueuesApi;
 import dev.docket.server.api.Views;
@@ -23,15 +26,20 @@ import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
 import io.javalin.json.JavalinJackson;
 import io.javalin.security.RouteRole;
+import jakarta.servlet.DispatcherType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.eclipse.jetty.servlet.FilterHolder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,8 +84,19 @@ public final class DocketServer implements AutoCloseable {
         }
     }
 
+    /**
+     * A route the server answers, as registered with Javalin.
+     *
+     * @param method the HTTP method
+     * @param path   the path in Javalin's syntax ({@code /api/jobs/{id}})
+     * @param access who may call it
+     */
+    public record Route(String method, String path, Access access) {
+    }
+
     private final Docket docket;
     private final TokenStore tokens;
+    private final List<Route> routes = new CopyOnWriteArrayList<>();
     private final Sessions sessions;
     private final QueueMetrics metrics;
     private final Javalin app;
@@ -89,25 +108,47 @@ public final class DocketServer implements AutoCloseable {
         this.config = config;
         this.sessions = new Sessions(config.sessionTtl());
         this.metrics = new QueueMetrics(docket.admin(), config.metricsInterval());
+        // Exact decimals: a payload's numbers reach the database as sent (1e400 stays 1E+400, not "Infinity").
         ObjectMapper mapper = new ObjectMapper().registerModule(new JavaTimeModule())
-                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         Bodies bodies = new Bodies(mapper, config.maxBodyBytes());
         this.app = Javalin.create(c -> {
             c.showJavalinBanner = false;
+            // Requests Jetty rejects before routing (an ambiguous URI, say) get JSON errors too.
+            JettyErrors jettyErrors = new JettyErrors(SECURITY_HEADERS);
+            c.jetty.modifyServer(server -> server.setErrorHandler(jettyErrors));
+            c.jetty.modifyServletContextHandler(handler -> {
+                handler.setErrorHandler(jettyErrors);
+                handler.addFilter(new FilterHolder(new DotSegmentFilter(SECURITY_HEADERS)), "/*",
+                        EnumSet.of(DispatcherType.REQUEST));
+            });
+            c.events(events -> events.handlerAdded(h -> {
+                if (h.getHttpMethod().isHttpMethod()) {
+                    Access access = h.getRoles().stream().filter(Access.class::isInstance).map(Access.class::cast)
+                            .findFirst().orElse(null);
+                    routes.add(new Route(h.getHttpMethod().name(), h.getPath(), access));
+                }
+            }));
             c.jsonMapper(new JavalinJackson(mapper, false));
             c.http.maxRequestSize = config.maxBodyBytes();
             c.http.defaultContentType = "application/json";
-            c.staticFiles.add(files -> {
-                files.hostedPath = "/assets";
-                files.directory = "/dashboard/assets";
-                files.location = io.javalin.http.staticfiles.Location.CLASSPATH;
-                files.roles = Set.of(Access.PUBLIC);
-                // Jetty may commit a static file before after-handlers run: its headers are set here.
-                Map<String, String> headers = new LinkedHashMap<>(SECURITY_HEADERS);
-                headers.put("Cache-Control", "no-cache");
-                files.headers = headers;
-                Dashboard.mimeTypes(files.mimeTypes);
-            });
+            // Javalin refuses to start when the directory is missing: a build without the dashboard
+            // still serves the API.
+            if (DocketServer.class.getResource("/dashboard/assets") != null) {
+                c.staticFiles.add(files -> {
+                    files.hostedPath = "/assets";
+                    files.directory = "/dashboard/assets";
+                    files.location = io.javalin.http.staticfiles.Location.CLASSPATH;
+                    files.roles = Set.of(Access.PUBLIC);
+                    // Jetty may commit a static file before after-handlers run: its headers are set here.
+                    Map<String, String> headers = new LinkedHashMap<>(SECURITY_HEADERS);
+                    headers.put("Cache-Control", "no-cache");
+                    files.headers = headers;
+                    Dashboard.mimeTypes(files.mimeTypes);
+                });
+            }
         });
         app.beforeMatched(this::authenticate);
         app.after(DocketServer::securityHeaders);
@@ -153,7 +194,12 @@ public final class DocketServer implements AutoCloseable {
                     + "or --tokens-file");
         }
         DocketServer server = new DocketServer(docket, tokens, config);
-        server.app.start(config.host(), config.port());
+        try {
+            server.app.start(config.host(), config.port());
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
         log.info("docket: serving on http://{}:{}/", config.host(), server.port());
         return server;
     }
@@ -174,6 +220,11 @@ public final class DocketServer implements AutoCloseable {
 
     public String baseUrl() {
         return "http://" + (config.host().contains(":") ? "[" + config.host() + "]" : config.host()) + ":" + port();
+    }
+
+    /** Every route registered, in registration order (the OpenAPI document describes the API ones). */
+    public List<Route> routes() {
+        return List.copyOf(routes);
     }
 
     public QueueMetrics metrics() {
@@ -282,7 +333,7 @@ public final class DocketServer implements AutoCloseable {
         }
     }
 
-    /** The headers of every response, static dashboard assets included. */
+    /** On every response, errors and static dashboard assets included. */
     private static final Map<String, String> SECURITY_HEADERS = Map.of(
             "Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; "
                     + "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",

@@ -1,6 +1,7 @@
 package dev.docket.server.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.http.Context;
@@ -35,9 +36,12 @@ public final class Bodies {
         }
         try {
             return mapper.readTree(body);
+        } catch (StreamConstraintsException e) {
+            throw ApiException.badRequest("the body is nested too deeply or has a number or string that is too long");
         } catch (JsonProcessingException e) {
-            throw ApiException.badRequest("the body is not valid JSON (line " + e.getLocation().getLineNr()
-                    + ", column " + e.getLocation().getColumnNr() + ")");
+            // Jackson's own message may quote the body; say only where it broke.
+            throw ApiException.badRequest("the body is not valid JSON" + (e.getLocation() == null ? ""
+                    : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")"));
         } catch (java.io.IOException e) {
             throw ApiException.badRequest("the body could not be read");
         }

@@ -87,7 +87,7 @@ public final class DlqApi {
         try {
             query = DeadJobQuery.all().withLimit(Params.limit(ctx)).withBefore(Params.cursor(ctx))
                     .withKind(Params.blankToNull(ctx.queryParam("kind")))
-                    .withErrorContains(Params.blankToNull(ctx.queryParam("errorContains")));
+                    .withErrorContains(Params.text(ctx, "errorContains"));
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
@@ -177,6 +177,9 @@ public final class DlqApi {
         }
         if (!n.isTextual()) {
             throw ApiException.badRequest(field + " must be a string");
+        }
+        if (n.asText().indexOf('\0') >= 0) {
+            throw ApiException.badRequest(field + " must not contain NUL characters");
         }
         return n.asText().isEmpty() ? null : n.asText();
     }

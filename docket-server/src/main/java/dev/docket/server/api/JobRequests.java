@@ -40,6 +40,11 @@ public final class JobRequests {
             throw ApiException.badRequest("payload is required (use {} for none)");
         }
         try {
+            PayloadCheck.check(payload);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+        try {
             JobOptions.Builder options = JobOptions.builder();
             String queue = text(body, "queue", false);
             if (queue != null) {

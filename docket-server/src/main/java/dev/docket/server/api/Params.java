@@ -44,4 +44,13 @@ final class Params {
     static String blankToNull(String s) {
         return s == null || s.isEmpty() ? null : s;
     }
+
+    /** A free-text parameter, or null when absent or empty; PostgreSQL text cannot hold NUL. */
+    static String text(Context ctx, String name) {
+        String value = blankToNull(ctx.queryParam(name));
+        if (value != null && value.indexOf('\0') >= 0) {
+            throw ApiException.badRequest(name + " must not contain NUL characters");
+        }
+        return value;
+    }
 }

@@ -1,0 +1,103 @@
+package dev.docket.server.cli;
+
+import dev.docket.server.api.JobRequests;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/** Option value types: durations such as {@code 30s}, instants, and {@code NAME[=CONCURRENCY]} queues. */
+final class Converters {
+
+    private Converters() {
+    }
+
+    /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d} or ISO-8601 {@code PT30S}. */
+    static final class DurationConverter implements ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            try {
+                return JobRequests.parseDuration(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** An ISO-8601 instant ({@code 2026-01-31T12:00:00Z}) or date-time with offset ({@code ...+01:00}). */
+    static final class InstantConverter implements ITypeConverter<Instant> {
+        @Override
+        public Instant convert(String value) {
+            try {
+                return Instant.parse(value.strip());
+            } catch (DateTimeParseException e) {
+                try {
+                    return OffsetDateTime.parse(value.strip()).toInstant();
+                } catch (DateTimeParseException e2) {
+                    throw new TypeConversionException("'" + clip(value) + "' is not an ISO-8601 time such as "
+                            + "2026-01-31T12:00:00Z or 2026-01-31T13:00:00+01:00");
+                }
+            }
+        }
+    }
+
+    /** A queue to serve and its concurrency. */
+    record QueueSpec(String name, int concurrency) {
+
+        static final int DEFAULT_CONCURRENCY = 10;
+
+        @Override
+        public String toString() {
+            return name + "=" + concurrency;
+        }
+    }
+
+    /** {@code NAME} or {@code NAME=CONCURRENCY}; the concurrency defaults to {@value QueueSpec#DEFAULT_CONCURRENCY}. */
+    static final class QueueConverter implements ITypeConverter<QueueSpec> {
+        @Override
+        public QueueSpec convert(String value) {
+            int eq = value.indexOf('=');
+            String name = eq < 0 ? value : value.substring(0, eq);
+            int concurrency = QueueSpec.DEFAULT_CONCURRENCY;
+            if (eq >= 0) {
+                try {
+                    concurrency = Integer.parseInt(value.substring(eq + 1));
+                } catch (NumberFormatException e) {
+                    concurrency = -1;
+                }
+                if (concurrency < 1 || concurrency > 10_000) {
+                    throw new TypeConversionException("the concurrency of queue '" + clip(name)
+                            + "' must be a whole number from 1 to 10000, was '" + clip(value.substring(eq + 1)) + "'");
+                }
+            }
+            try {
+                dev.docket.JobOptions.builder().queue(name);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+            return new QueueSpec(name, concurrency);
+        }
+    }
+
+    /** A duration as the options take it: {@code 10s}, {@code 1500ms}, {@code 5m}. */
+    static String format(Duration d) {
+        long ms = d.toMillis();
+        if (ms % 3_600_000 == 0 && ms > 0) {
+            return ms / 3_600_000 + "h";
+        }
+        if (ms % 60_000 == 0 && ms > 0) {
+            return ms / 60_000 + "m";
+        }
+        if (ms % 1000 == 0) {
+            return ms / 1000 + "s";
+        }
+        return ms + "ms";
+    }
+
+    static String clip(String s) {
+        String shown = s.length() > 60 ? s.substring(0, 60) + "..." : s;
+        return shown.replaceAll("\\p{Cntrl}", "?");
+    }
+}

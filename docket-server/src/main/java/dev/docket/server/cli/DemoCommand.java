@@ -1,0 +1,210 @@
+package dev.docket.server.cli;
+
+import dev.docket.Docket;
+import dev.docket.QueueStats;
+import dev.docket.server.DocketServer;
+import dev.docket.server.auth.Role;
+import dev.docket.server.auth.TokenStore;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.time.LocalTime;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.random.RandomGenerator;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code docket demo}: everything on one machine. Embedded PostgreSQL, the server with a generated
+ * admin token, the maintenance leader, a producer of realistic traffic, and worker processes (separate
+ * JVMs) that one can {@code kill -9} to watch their jobs come back after the lease.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Runs Docket on this machine with nothing to install: embedded PostgreSQL 18, the server "
+                + "and dashboard on 127.0.0.1, the maintenance leader, a producer enqueueing a realistic mix of "
+                + "jobs (fast, slow, flaky, doomed, scheduled; several tenants, one bursting now and then), and "
+                + "worker processes as separate JVMs.",
+                "",
+                "Kill a worker with kill -9 PID (the pids are printed): its running jobs come back after the lease "
+                        + "and the demo starts a new worker 5 s later. Ctrl-C stops everything: the workers "
+                        + "drain, then the server and PostgreSQL stop. The database is deleted on exit."})
+final class DemoCommand implements Callable<Integer> {
+
+    private static final String HOST = "127.0.0.1";
+    private static final String SCHEMA = "docket";
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "8080", order = 1,
+            description = "The dashboard and API port on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--jobs-per-second", paramLabel = "N", defaultValue = "25", order = 2,
+            description = "The producer's steady rate, besides the bursts (default: ${DEFAULT-VALUE}; 0 for none).")
+    double jobsPerSecond;
+
+    @Option(names = "--workers", paramLabel = "N", defaultValue = "3", order = 3,
+            description = "Worker processes (default: ${DEFAULT-VALUE}).")
+    int workers;
+
+    @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "10s", order = 4,
+            converter = Converters.DurationConverter.class,
+            description = "The workers' lease: how long a killed worker's jobs wait to run again (default: ${DEFAULT-VALUE}).")
+    Duration lease;
+
+    final Lifetime lifetime = new Lifetime();
+
+    @Override
+    public Integer call() throws Exception {
+        if (port < 1 || port > 65535) {
+            throw CommandFailure.usage("--port must be from 1 to 65535, was " + port);
+        }
+        if (!(jobsPerSecond >= 0 && jobsPerSecond <= 10_000)) {
+            throw CommandFailure.usage("--jobs-per-second must be from 0 to 10000, was " + jobsPerSecond);
+        }
+        if (workers < 0 || workers > 16) {
+            throw CommandFailure.usage("--workers must be from 0 to 16, was " + workers);
+        }
+        if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw CommandFailure.usage("--lease must be at least 1s, was " + lease);
+        }
+        checkPortFree();
+        PrintWriter out = spec.commandLine().getOut();
+        Deque<AutoCloseable> started = new ArrayDeque<>();
+        lifetime.begin("demo");
+        try {
+            say(out, "Starting embedded PostgreSQL 18 (the first run unpacks it) ...");
+            EmbeddedPostgres pg = EmbeddedPostgres.builder()
+                    .setRegisterShutdownHook(false)
+                    .setPGStartupWait(Duration.ofSeconds(60))
+                    .setServerConfig("fsync", "off")
+                    .setServerConfig("max_connections", "200")
+                    .start();
+            started.push(pg);
+            String jdbcUrl = pg.getJdbcUrl("postgres", "postgres");
+            DemoHandlers demo = new DemoHandlers();
+            Database db = Database.open(DatabaseUrl.parse(jdbcUrl), SCHEMA, 12, "docket-demo", demo::configure);
+            started.push(db);
+            Docket docket = db.docket();
+            docket.migrate();
+
+            String token = TokenStore.generate();
+            TokenStore tokens = new TokenStore();
+            tokens.add(Role.ADMIN, token);
+            DocketServer server = ServeCommand.startServer(db, tokens, DocketServer.Config.defaults().withHost(HOST)
+                    .withPort(port).withMaxBodyBytes(1024 * 1024));
+            started.push(server);
+            started.push(MaintenanceLeader.start(docket));
+
+            WorkerProcesses processes = new WorkerProcesses(List.of("--database-url", jdbcUrl, "--schema", SCHEMA,
+                    "--queue", "default=16", "--queue", "email=4", "--queue", "reports=3", "--lease", Converters.format(lease),
+                    "--shutdown-grace", "5s", "--no-maintenance"), workers, lease, Duration.ofSeconds(20), out);
+            started.push(processes);
+            processes.start();
+            DemoTraffic traffic = new DemoTraffic(docket, jobsPerSecond, out, RandomGenerator.getDefault());
+            started.push(traffic);
+            traffic.start();
+
+            banner(out, server, token, jdbcUrl, processes);
+            while (!lifetime.awaitStop(Duration.ofSeconds(15))) {
+                status(out, docket, processes);
+            }
+            say(out, "[demo] stopping: producer, then workers (SIGTERM; they drain), server, PostgreSQL ...");
+        } finally {
+            closeAll(started, out);
+            say(out, "[demo] stopped.");
+            lifetime.end();
+        }
+        return 0;
+    }
+
+    /** Stops a demo running in this JVM, as Ctrl-C would. */
+    void stop() {
+        lifetime.stop();
+    }
+
+    private void checkPortFree() {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(HOST, port));
+        } catch (IOException e) {
+            throw CommandFailure.failed("port " + port + " on " + HOST + " is in use: pass --port to pick another");
+        }
+    }
+
+    private void banner(PrintWriter out, DocketServer server, String token, String jdbcUrl, WorkerProcesses processes) {
+        String pids = processes.pids().entrySet().stream()
+                .map(e -> "worker-" + e.getKey() + " pid " + e.getValue()).collect(Collectors.joining(", "));
+        say(out, String.join("\n",
+                "",
+                "  Docket demo is running.",
+                "",
+                "  Dashboard    " + server.baseUrl() + "/",
+                "  Login token  " + token + "   (admin; generated for this run)",
+                "",
+                "  API          curl -H 'Authorization: Bearer " + token + "' " + server.baseUrl() + "/api/stats",
+                "  Database     " + jdbcUrl + "  (schema " + SCHEMA + "; deleted on exit)",
+                "               e.g. docket stats --database-url '" + jdbcUrl + "'",
+                "  Workers      " + (pids.isEmpty() ? "none" : pids) + "  (separate JVMs, lease " + Converters.format(lease) + ")",
+                "               kill -9 one: its jobs come back after the lease; a new worker starts "
+                        + WorkerProcesses.RESTART_DELAY.toSeconds() + "s later.",
+                "",
+                "  Ctrl-C stops everything.",
+                ""));
+    }
+
+    private void status(PrintWriter out, Docket docket, WorkerProcesses processes) {
+        try {
+            List<QueueStats> stats = docket.admin().stats();
+            long scheduled = 0;
+            long ready = 0;
+            long running = 0;
+            long completed = 0;
+            long failed = 0;
+            long dead = 0;
+            for (QueueStats s : stats) {
+                scheduled += s.scheduled();
+                ready += s.ready();
+                running += s.running();
+                completed += s.completedLastMinute();
+                failed += s.failedLastMinute();
+                dead += s.dead();
+            }
+            say(out, String.format(Locale.ROOT, "[demo] %s  ready %d  running %d  scheduled %d  completed/min %d  "
+                            + "failed/min %d  dead %d  workers %d/%d up", LocalTime.now().truncatedTo(ChronoUnit.SECONDS),
+                    ready, running, scheduled, completed, failed, dead, processes.alive(), workers));
+        } catch (RuntimeException e) {
+            say(out, "[demo] statistics unavailable: " + ErrorMessages.oneLine(e.getMessage()));
+        }
+    }
+
+    private static void closeAll(Deque<AutoCloseable> started, PrintWriter out) {
+        while (!started.isEmpty()) {
+            AutoCloseable c = started.pop();
+            try {
+                c.close();
+            } catch (Exception e) {
+                say(out, "[demo] while stopping: " + ErrorMessages.oneLine(String.valueOf(e.getMessage())));
+            }
+        }
+    }
+
+    private static void say(PrintWriter out, String text) {
+        synchronized (out) {
+            out.println(text);
+            out.flush();
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package dev.docket.server.cli;
+
+import dev.docket.DeadJobQuery;
+import dev.docket.JobSummary;
+import java.io.PrintWriter;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code docket dlq}: the dead-letter table. */
+@Command(name = "dlq", mixinStandardHelpOptions = true,
+        description = "Lists and replays jobs in the dead-letter table (jobs that failed permanently or ran out of attempts).",
+        subcommands = {DlqCommand.ListCommand.class, DlqCommand.RetryCommand.class})
+final class DlqCommand implements Callable<Integer> {
+
+    static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
+
+    @Override
+    public Integer call() {
+        throw CommandFailure.usage("give a subcommand: `docket dlq list` or `docket dlq retry ID...`");
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "Lists dead jobs, newest first, without payloads (see `docket job ID` for one job in full).")
+    static final class ListCommand implements Callable<Integer> {
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        DatabaseOptions database;
+
+        @Option(names = "--kind", paramLabel = "KIND", order = 1, description = "Only dead jobs of this kind.")
+        String kind;
+
+        @Option(names = "--error-contains", paramLabel = "TEXT", order = 2,
+                description = "Only those whose errors or reason contain TEXT (ignoring case).")
+        String errorContains;
+
+        @Option(names = "--limit", paramLabel = "N", defaultValue = "50", order = 3,
+                description = "At most N jobs, 1 to 1000 (default: ${DEFAULT-VALUE}).")
+        int limit;
+
+        @Option(names = "--before", paramLabel = "ID", order = 4,
+                description = "Only ids below ID: the next page after a listing that ended at ID.")
+        Long before;
+
+        @Override
+        public Integer call() {
+            if (before != null && before <= 0) {
+                throw CommandFailure.usage("--before must be a job id (a positive whole number), was " + before);
+            }
+            DeadJobQuery query = new DeadJobQuery(kind == null || kind.isEmpty() ? null : kind,
+                    errorContains == null || errorContains.isEmpty() ? null : errorContains, before, limit);
+            List<JobSummary> jobs;
+            try (Database db = database.openMigrated(2)) {
+                jobs = db.docket().admin().deadJobs(query);
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            if (jobs.isEmpty()) {
+                out.println("No dead jobs" + (kind != null || errorContains != null || before != null ? " match." : "."));
+                out.flush();
+                return 0;
+            }
+            Table table = new Table("ID>", "KIND", "QUEUE", "TENANT", "ATTEMPTS>", "DIED", "REASON");
+            for (JobSummary j : jobs) {
+                table.row(j.id(), j.kind(), j.queue(), j.tenant(), j.attempt() + "/" + j.maxAttempts(),
+                        j.finishedAt() == null ? null : TIME.format(j.finishedAt()), clip(j.deadReason()));
+            }
+            table.print(out);
+            if (jobs.size() == limit) {
+                out.println("(more: --before " + jobs.getLast().id() + ")");
+            }
+            out.flush();
+            return 0;
+        }
+
+        private static String clip(String s) {
+            return s == null || s.length() <= 100 ? s : s.substring(0, 100) + "...";
+        }
+    }
+
+    @Command(name = "retry", mixinStandardHelpOptions = true,
+            description = {"Puts dead jobs back to ready with a fresh attempt budget (their error history is kept).",
+                    "A dead job whose unique key a live job holds now stays dead: replaying it would run it twice.",
+                    "Prints each replayed id; fails (exit 1) naming the ids that were not replayed."})
+    static final class RetryCommand implements Callable<Integer> {
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        DatabaseOptions database;
+
+        @Parameters(paramLabel = "ID", arity = "1..*", description = "Dead job ids.")
+        List<Long> ids;
+
+        @Override
+        public Integer call() {
+            Set<Long> wanted = new LinkedHashSet<>();
+            for (long id : ids) {
+                if (id <= 0) {
+                    throw CommandFailure.usage("a job id is a positive whole number, was " + id);
+                }
+                wanted.add(id);
+            }
+            List<Long> replayed;
+            try (Database db = database.openMigrated(2)) {
+                replayed = db.docket().admin().replayDead(wanted);
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            replayed.forEach(id -> out.println("replayed " + id));
+            out.flush();
+            List<Long> missing = new ArrayList<>(wanted);
+            missing.removeAll(replayed);
+            if (!missing.isEmpty()) {
+                throw CommandFailure.failed("not replayed (no dead job with that id, or a live job holds its unique key): "
+                        + missing.stream().map(String::valueOf).reduce((a, b) -> a + " " + b).orElse(""));
+            }
+            return 0;
+        }
+    }
+}

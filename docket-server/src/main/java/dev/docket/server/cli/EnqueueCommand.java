@@ -1,0 +1,153 @@
+package dev.docket.server.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.docket.Enqueued;
+import dev.docket.JobOptions;
+import dev.docket.NewJob;
+import dev.docket.server.api.PayloadCheck;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code docket enqueue}: one job, from the shell. */
+@Command(name = "enqueue", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Enqueues one job and prints its id.",
+                "With a --unique-key that a live job (scheduled, ready or running) holds already, nothing is "
+                        + "inserted and the output is that job's id followed by 'existing'."},
+        footerHeading = "%nExample:%n",
+        footer = {"  docket enqueue --kind send_email --queue email \\",
+                "      --payload '{\"to\":\"ada@example.com\"}' --delay 10m"})
+final class EnqueueCommand implements Callable<Integer> {
+
+    /** Reads payloads as the API does: exact decimals, so no number changes on its way to the database. */
+    static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    DatabaseOptions database;
+
+    @Option(names = "--kind", required = true, paramLabel = "KIND", order = 1,
+            description = "The job's kind, which selects its handler.")
+    String kind;
+
+    @Option(names = "--payload", required = true, paramLabel = "JSON", order = 2,
+            description = "The payload as JSON ('{}' for none); @FILE reads it from a file.")
+    String payload;
+
+    @Option(names = "--queue", paramLabel = "QUEUE", order = 3,
+            description = "The queue (default: the kind's configured queue, else 'default').")
+    String queue;
+
+    @Option(names = "--priority", paramLabel = "N", order = 4,
+            description = "Smaller runs first within the queue, -32768 to 32767 (default: 0).")
+    Integer priority;
+
+    @Option(names = "--run-at", paramLabel = "TIME", order = 5, converter = Converters.InstantConverter.class,
+            description = "Run no earlier than this ISO-8601 time, e.g. 2026-01-31T12:00:00Z.")
+    Instant runAt;
+
+    @Option(names = "--delay", paramLabel = "DURATION", order = 6, converter = Converters.DurationConverter.class,
+            description = "Run this long from now (by the database's clock): 500ms, 30s, 5m, 2h, 1d.")
+    Duration delay;
+
+    @Option(names = "--unique-key", paramLabel = "KEY", order = 7,
+            description = "At most one live job holds this key; a duplicate returns the existing job.")
+    String uniqueKey;
+
+    @Option(names = "--unique-for", paramLabel = "DURATION", order = 8, converter = Converters.DurationConverter.class,
+            description = "Hold the unique key this long from now, even after the job finished (one job per period).")
+    Duration uniqueFor;
+
+    @Option(names = "--tenant", paramLabel = "TENANT", order = 9, description = "The fairness key the job is accounted to.")
+    String tenant;
+
+    @Option(names = "--max-attempts", paramLabel = "N", order = 10,
+            description = "Attempts before the dead-letter table (default: the kind's retry policy, 20).")
+    Integer maxAttempts;
+
+    @Override
+    public Integer call() {
+        if (runAt != null && delay != null) {
+            throw CommandFailure.usage("give --run-at or --delay, not both");
+        }
+        JsonNode json = readPayload();
+        JobOptions options = options();
+        NewJob job = NewJob.of(kind, json, options);
+        Enqueued result;
+        try (Database db = database.openMigrated(2)) {
+            result = db.docket().enqueueWithResult(job.kind(), job.payload(), job.options());
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(result.inserted() ? Long.toString(result.id()) : result.id() + " existing");
+        out.flush();
+        return 0;
+    }
+
+    private JobOptions options() {
+        JobOptions.Builder b = JobOptions.builder();
+        if (queue != null) {
+            b.queue(queue);
+        }
+        if (priority != null) {
+            b.priority(priority);
+        }
+        if (runAt != null) {
+            b.runAt(runAt);
+        }
+        if (delay != null) {
+            b.delay(delay);
+        }
+        if (uniqueKey != null) {
+            b.uniqueKey(uniqueKey);
+        }
+        if (uniqueFor != null) {
+            b.uniqueFor(uniqueFor);
+        }
+        if (tenant != null) {
+            b.tenant(tenant);
+        }
+        if (maxAttempts != null) {
+            b.maxAttempts(maxAttempts);
+        }
+        return b.build();
+    }
+
+    private JsonNode readPayload() {
+        String text = payload;
+        if (text.startsWith("@")) {
+            Path file = Path.of(text.substring(1));
+            try {
+                text = Files.readString(file);
+            } catch (IOException e) {
+                throw CommandFailure.usage("cannot read the payload file " + file + ": " + ErrorMessages.io(e));
+            }
+        }
+        JsonNode node;
+        try {
+            node = JSON.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw CommandFailure.usage("--payload is not valid JSON (line " + e.getLocation().getLineNr() + ", column "
+                    + e.getLocation().getColumnNr() + ")");
+        }
+        if (node == null || node.isMissingNode()) {
+            throw CommandFailure.usage("--payload is empty; give a JSON value such as {}");
+        }
+        PayloadCheck.check(node);
+        return node;
+    }
+}

@@ -1,0 +1,54 @@
+package dev.docket.server.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.docket.JobInfo;
+import dev.docket.server.api.Views;
+import java.io.PrintWriter;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code docket job ID}: one job as JSON, payload and error history included. */
+@Command(name = "job", mixinStandardHelpOptions = true,
+        description = {"Prints one job as JSON, wherever it is (waiting, running, completed, cancelled or dead), "
+                + "with its payload and its error history.",
+                "The payload is shown: whoever runs this command can read the database anyway."})
+final class JobCommand implements Callable<Integer> {
+
+    static final ObjectMapper JSON = new ObjectMapper().registerModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .enable(SerializationFeature.INDENT_OUTPUT);
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    DatabaseOptions database;
+
+    @Parameters(paramLabel = "ID", description = "The job id.")
+    long id;
+
+    @Override
+    public Integer call() throws Exception {
+        if (id <= 0) {
+            throw CommandFailure.usage("a job id is a positive whole number, was " + id);
+        }
+        JobInfo job;
+        try (Database db = database.openMigrated(2)) {
+            job = db.docket().job(id).orElseThrow(() -> CommandFailure.failed("no job " + id + " in schema "
+                    + database.schema + " (it may have been pruned after its retention)"));
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        Map<String, Object> view = Views.job(job, true);
+        view.put("payload", JSON.readTree(job.payload()));
+        out.println(JSON.writeValueAsString(view));
+        out.flush();
+        return 0;
+    }
+}

@@ -1,0 +1,55 @@
+package dev.docket.server.cli;
+
+import dev.docket.Docket;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code docket migrate}: creates or upgrades Docket's tables, or prints their SQL. */
+@Command(name = "migrate", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Creates or upgrades Docket's tables in the schema to the version this docket needs.",
+                "Safe to run on many nodes at once (they take turns on an advisory lock); does nothing when "
+                        + "the schema is current.",
+                "With --print, writes the whole schema as SQL to stdout instead, for teams that apply "
+                        + "migrations with Flyway or Liquibase; that touches no database."})
+final class MigrateCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    DatabaseOptions database;
+
+    @Option(names = "--print", order = 1, description = "Print the migration SQL instead of applying it (needs no database).")
+    boolean print;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        if (print) {
+            try (Docket docket = Docket.builder(new UnopenedDataSource()).schema(database.schema).build()) {
+                out.print(docket.migrationSql());
+            }
+            out.flush();
+            return 0;
+        }
+        try (Database db = database.open(2, b -> { })) {
+            Docket docket = db.docket();
+            int applied = docket.migrate();
+            int version = docket.schemaVersion();
+            if (applied == 0) {
+                out.printf("Schema %s in %s is already at version %d; nothing to do.%n", docket.schema(),
+                        db.url().display(), version);
+            } else {
+                out.printf("Applied %d migration%s: schema %s in %s is at version %d.%n", applied,
+                        applied == 1 ? "" : "s", docket.schema(), db.url().display(), version);
+            }
+        }
+        out.flush();
+        return 0;
+    }
+}

@@ -1,0 +1,149 @@
+package dev.docket.server.cli;
+
+import dev.docket.server.DocketServer;
+import dev.docket.server.auth.Role;
+import dev.docket.server.auth.TokenStore;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code docket serve}: the REST API, the dashboard, metrics, and the maintenance leader. */
+@Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Serves the REST API (/api), the dashboard (/), Prometheus metrics (/metrics), /health and "
+                + "/ready, and takes part in the election of the maintenance leader, until SIGTERM or Ctrl-C.",
+                "",
+                "Tokens: DOCKET_TOKENS=role:token,role:token and/or --tokens-file (one 'ROLE TOKEN' per line); roles "
+                        + "are viewer, producer, operator and admin; tokens have at least "
+                        + TokenStore.MIN_TOKEN_LENGTH + " characters. With none, an admin token is generated "
+                        + "and printed, on a loopback address only: any other address needs tokens."},
+        footerHeading = "%nExample:%n",
+        footer = {"  DOCKET_TOKENS=admin:$(openssl rand -hex 32) \\",
+                "      docket serve --host 0.0.0.0 --database-url postgres://app@db/app"})
+final class ServeCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    DatabaseOptions database;
+
+    @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "127.0.0.1", order = 1,
+            description = "The address to listen on (default: ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "8080", order = 2,
+            description = "The port (default: ${DEFAULT-VALUE}; 0 picks a free one).")
+    int port;
+
+    @Option(names = "--tokens-file", paramLabel = "FILE", order = 3,
+            description = "API tokens, one 'ROLE TOKEN' per line ('#' starts a comment).")
+    Path tokensFile;
+
+    @Option(names = "--max-body-bytes", paramLabel = "N", defaultValue = "1048576", order = 4,
+            description = "The largest request body accepted; larger get 413 (default: ${DEFAULT-VALUE}).")
+    long maxBodyBytes;
+
+    @Option(names = "--max-payload-bytes", paramLabel = "N", defaultValue = "262144", order = 5,
+            description = "The largest job payload accepted, in bytes of JSON; larger get 413 (default: ${DEFAULT-VALUE}).")
+    int maxPayloadBytes;
+
+    @Option(names = "--no-maintenance", order = 6,
+            description = "Do not take part in the election of the maintenance leader (a worker must).")
+    boolean noMaintenance;
+
+    @Option(names = "--migrate", order = 7, description = "Apply missing migrations at start instead of refusing to start.")
+    boolean migrate;
+
+    final Lifetime lifetime = new Lifetime();
+
+    @Override
+    public Integer call() throws Exception {
+        DocketCommand.verboseLogging();
+        DocketServer.Config config;
+        try {
+            config = DocketServer.Config.defaults().withHost(host).withPort(port).withMaxBodyBytes(maxBodyBytes);
+        } catch (IllegalArgumentException e) {
+            throw CommandFailure.usage(e.getMessage());
+        }
+        TokenStore tokens = tokens(database.root());
+        String generated = null;
+        if (tokens.isEmpty()) {
+            if (!DocketServer.isLoopback(host)) {
+                throw CommandFailure.usage("refusing to serve on " + host + " without API tokens: set DOCKET_TOKENS="
+                        + "admin:TOKEN or pass --tokens-file (only a loopback address gets a generated token)");
+            }
+            generated = TokenStore.generate();
+            tokens.add(Role.ADMIN, generated);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        lifetime.begin("serve");
+        try (Database db = database.open(10, b -> b.maxPayloadBytes(maxPayloadBytes))) {
+            if (migrate) {
+                db.docket().migrate();
+            } else {
+                db.requireCurrentSchema();
+            }
+            MaintenanceLeader leader = noMaintenance ? null : MaintenanceLeader.start(db.docket());
+            try (DocketServer server = startServer(db, tokens, config)) {
+                out.printf("Docket serving on %s/ (dashboard), API under /api, metrics at /metrics; database %s, "
+                        + "schema %s.%n", server.baseUrl(), db.url().display(), db.docket().schema());
+                if (generated != null) {
+                    out.printf("Admin token (generated for this run; set DOCKET_TOKENS to choose your own): %s%n", generated);
+                }
+                out.flush();
+                lifetime.awaitStop();
+            } finally {
+                if (leader != null) {
+                    leader.close();
+                }
+            }
+            out.println("docket serve stopped.");
+            out.flush();
+        } finally {
+            lifetime.end();
+        }
+        return 0;
+    }
+
+    /** Stops a server started in this JVM, as SIGTERM would. */
+    void stop() {
+        lifetime.stop();
+    }
+
+    private TokenStore tokens(DocketCommand root) {
+        TokenStore tokens = new TokenStore();
+        String env = root.env("DOCKET_TOKENS");
+        if (env != null && !env.isBlank()) {
+            try {
+                tokens.addAll(env);
+            } catch (IllegalArgumentException e) {
+                throw CommandFailure.usage("DOCKET_TOKENS: " + e.getMessage());
+            }
+        }
+        if (tokensFile != null) {
+            try {
+                tokens.addFile(tokensFile);
+            } catch (IOException e) {
+                throw CommandFailure.usage("cannot read --tokens-file " + tokensFile + ": " + ErrorMessages.io(e));
+            } catch (IllegalArgumentException e) {
+                throw CommandFailure.usage("--tokens-file: " + e.getMessage());
+            }
+        }
+        return tokens;
+    }
+
+    static DocketServer startServer(Database db, TokenStore tokens, DocketServer.Config config) {
+        try {
+            return DocketServer.start(db.docket(), tokens, config);
+        } catch (RuntimeException e) {
+            throw CommandFailure.failed("cannot serve on " + config.host() + ":" + config.port() + ": "
+                    + ErrorMessages.oneLine(e.getMessage()));
+        }
+    }
+}

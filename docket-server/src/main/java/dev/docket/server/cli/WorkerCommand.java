@@ -1,0 +1,191 @@
+package dev.docket.server.cli;
+
+import dev.docket.Worker;
+import dev.docket.server.spi.HandlerProvider;
+import java.io.PrintWriter;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code docket worker}: a worker process for the demo kinds and for handlers from your jars. */
+@Command(name = "worker", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Runs jobs until SIGTERM or Ctrl-C, then shuts down gracefully: it stops claiming, lets running "
+                + "jobs finish within --shutdown-grace, and gives the rest back to the queue at once.",
+                "",
+                "Handlers: the built-in demo kinds (unless --no-demo-handlers), and every "
+                        + "dev.docket.server.spi.HandlerProvider found with java.util.ServiceLoader on the class path "
+                        + "or in --handlers jars. To run your own handlers, put a provider in a jar (listed in "
+                        + "META-INF/services/dev.docket.server.spi.HandlerProvider) and start either",
+                "  docket worker --handlers my-handlers.jar --queue default=16",
+                "or",
+                "  java -cp docket.jar:my-handlers.jar dev.docket.server.cli.DocketCommand worker --queue default=16",
+                "A kind of yours replaces the demo kind of the same name."},
+        footerHeading = "%nExample:%n",
+        footer = {"  docket worker --database-url postgres://app:secret@db/app \\",
+                "      --queue default=16 --queue email=4 --lease 1m"})
+final class WorkerCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    DatabaseOptions database;
+
+    @Option(names = "--queue", paramLabel = "NAME[=CONCURRENCY]", order = 1, converter = Converters.QueueConverter.class,
+            description = "A queue to serve and how many of its jobs run at once (default concurrency "
+                    + Converters.QueueSpec.DEFAULT_CONCURRENCY + "); repeat for more queues. Default: default=10.")
+    List<Converters.QueueSpec> queues = new ArrayList<>();
+
+    @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "30s", order = 2,
+            converter = Converters.DurationConverter.class,
+            description = "How long a claim holds a job without a heartbeat: a killed worker's jobs run again this "
+                    + "long after its last heartbeat (default: ${DEFAULT-VALUE}).")
+    Duration lease;
+
+    @Option(names = "--shutdown-grace", paramLabel = "DURATION", defaultValue = "10s", order = 3,
+            converter = Converters.DurationConverter.class,
+            description = "How long running jobs may finish at shutdown before they are interrupted and given back "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Duration shutdownGrace;
+
+    @Option(names = "--handlers", paramLabel = "JAR", order = 4,
+            description = "A jar (or class directory) with HandlerProvider implementations; repeatable.")
+    List<Path> handlerJars = new ArrayList<>();
+
+    @Option(names = "--no-demo-handlers", negatable = false, order = 5,
+            description = "Do not run the built-in demo kinds.")
+    boolean noDemoHandlers;
+
+    @Option(names = "--no-maintenance", order = 6,
+            description = "Do not take part in the election of the maintenance leader (some process must).")
+    boolean noMaintenance;
+
+    @Option(names = "--worker-id", paramLabel = "ID", order = 7,
+            description = "This worker's id in locked_by and error entries (default: host/pid/random).")
+    String workerId;
+
+    @Option(names = "--pool-size", paramLabel = "N", order = 8,
+            description = "Database connections (default: queues + 7: claims, heartbeats, outcomes, the listener, "
+                    + "and a few for handlers).")
+    Integer poolSize;
+
+    /** Set by {@code docket demo}: stop when the process that started this one is gone. */
+    @Option(names = "--exit-with-parent", hidden = true)
+    boolean exitWithParent;
+
+    final Lifetime lifetime = new Lifetime();
+
+    @Override
+    public Integer call() throws Exception {
+        DocketCommand.verboseLogging();
+        List<Converters.QueueSpec> served = queues.isEmpty()
+                ? List.of(new Converters.QueueSpec("default", Converters.QueueSpec.DEFAULT_CONCURRENCY)) : queues;
+        long distinct = served.stream().map(Converters.QueueSpec::name).distinct().count();
+        if (distinct < served.size()) {
+            throw CommandFailure.usage("each --queue may be given once");
+        }
+        int pool = poolSize != null ? poolSize : served.size() + 7;
+        if (pool < served.size() + 3 || pool > 1000) {
+            throw CommandFailure.usage("--pool-size must be from " + (served.size() + 3) + " (queues + 3) to 1000, was " + pool);
+        }
+        List<HandlerProvider> providers = loadProviders();
+        DemoHandlers demo = noDemoHandlers ? null : new DemoHandlers();
+        if (demo == null && providers.isEmpty()) {
+            throw CommandFailure.usage("no handlers: --no-demo-handlers was given and no HandlerProvider was found "
+                    + "(add one with --handlers JAR)");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        lifetime.begin("worker");
+        try (Database db = database.open(pool, builder -> {
+            if (demo != null) {
+                demo.configure(builder);
+            }
+            providers.forEach(p -> p.configure(builder));
+        })) {
+            db.requireCurrentSchema();
+            Worker.Builder builder = db.docket().worker()
+                    .lease(lease)
+                    .shutdownGrace(shutdownGrace)
+                    .maintenance(!noMaintenance);
+            if (workerId != null) {
+                builder.workerId(workerId);
+            }
+            served.forEach(q -> builder.queue(q.name(), q.concurrency()));
+            providers.forEach(p -> p.register(builder));
+            List<String> replaced = demo == null ? List.of() : DemoHandlers.registerUnclaimed(builder);
+            if (exitWithParent) {
+                ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(lifetime::stop));
+            }
+            try (Worker worker = builder.start()) {
+                out.printf("docket worker %s: queues %s, lease %s, handlers from %s%s. SIGTERM or Ctrl-C stops it "
+                                + "gracefully.%n", worker.workerId(),
+                        served.stream().map(Object::toString).collect(Collectors.joining(", ")), Converters.format(lease),
+                        describe(providers, demo != null),
+                        replaced.isEmpty() ? "" : " (yours replace the demo's " + String.join(", ", replaced) + ")");
+                out.flush();
+                lifetime.awaitStop();
+                out.printf("docket worker %s: stopping (grace %s) ...%n", worker.workerId(),
+                        Converters.format(shutdownGrace));
+                out.flush();
+            }
+            out.println("docket worker stopped.");
+            out.flush();
+        } finally {
+            lifetime.end();
+        }
+        return 0;
+    }
+
+    /** Stops a worker started in this JVM, as SIGTERM would. */
+    void stop() {
+        lifetime.stop();
+    }
+
+    private List<HandlerProvider> loadProviders() throws MalformedURLException {
+        ClassLoader loader = WorkerCommand.class.getClassLoader();
+        if (!handlerJars.isEmpty()) {
+            List<URL> urls = new ArrayList<>();
+            for (Path jar : handlerJars) {
+                if (!Files.isReadable(jar)) {
+                    throw CommandFailure.usage("--handlers " + jar + ": no such readable file or directory");
+                }
+                urls.add(jar.toUri().toURL());
+            }
+            loader = new URLClassLoader("docket-handlers", urls.toArray(URL[]::new), loader);
+        }
+        List<HandlerProvider> providers = new ArrayList<>();
+        try {
+            for (HandlerProvider p : ServiceLoader.load(HandlerProvider.class, loader)) {
+                if (!(p instanceof DemoHandlers)) {
+                    providers.add(p);
+                }
+            }
+        } catch (ServiceConfigurationError e) {
+            throw CommandFailure.failed("cannot load a handler provider: " + ErrorMessages.oneLine(e.getMessage()));
+        }
+        return providers;
+    }
+
+    private static String describe(List<HandlerProvider> providers, boolean demo) {
+        List<String> names = new ArrayList<>();
+        if (demo) {
+            names.add("the demo kinds");
+        }
+        providers.forEach(p -> names.add(p.getClass().getName()));
+        return String.join(", ", names);
+    }
+}

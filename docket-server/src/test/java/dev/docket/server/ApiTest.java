@@ -1,0 +1,320 @@
+package dev.docket.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.docket.Docket;
+import dev.docket.JobState;
+import dev.docket.PermanentJobFailure;
+import dev.docket.Worker;
+import dev.docket.server.auth.Role;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/** Every endpoint of the REST API, called over HTTP against a real server and database. */
+class ApiTest extends ServerTest {
+
+    private long enqueue(String kind, Object... more) {
+        List<Object> fields = new ArrayList<>(List.of("kind", kind, "payload", Map.of("n", 1)));
+        fields.addAll(List.of(more));
+        Reply r = post("/api/jobs", Role.PRODUCER, json(fields.toArray()));
+        assertThat(r.status()).as(r.text()).isEqualTo(201);
+        return r.json().get("id").asLong();
+    }
+
+    /** Runs every job to the dead-letter table with a permanent failure (kind to error), then stops the worker. */
+    private void killAll(Map<String, String> errors) {
+        Worker.Builder b = docket.worker().queue("default", 8).pollInterval(Duration.ofMillis(50));
+        errors.forEach((kind, error) -> b.handler(kind, JsonNode.class, (p, ctx) -> {
+            throw new PermanentJobFailure(error);
+        }));
+        try (Worker w = b.start()) {
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> queryLong("SELECT count(*) FROM {s}.jobs") == 0);
+        }
+    }
+
+    @Test
+    void enqueueAnswers201WithIdAndState() {
+        Reply r = post("/api/jobs", Role.PRODUCER, json("kind", "send_email", "payload", Map.of("to", "a@b.c"),
+                "queue", "email", "priority", 3, "maxAttempts", 4, "tenant", "acme"));
+
+        assertThat(r.status()).isEqualTo(201);
+        assertThat(r.json().get("id").asLong()).isPositive();
+        assertThat(r.json().get("inserted").asBoolean()).isTrue();
+        assertThat(r.json().get("state").asText()).isEqualTo("ready");
+        assertThat(r.json().get("queue").asText()).isEqualTo("email");
+        var job = docket.job(r.json().get("id").asLong()).orElseThrow();
+        assertThat(job.priority()).isEqualTo(3);
+        assertThat(job.maxAttempts()).isEqualTo(4);
+        assertThat(job.tenant()).isEqualTo("acme");
+    }
+
+    @Test
+    void delayedJobIsScheduled() {
+        Reply r = post("/api/jobs", Role.ADMIN, json("kind", "later", "payload", Map.of(), "delay", "5m"));
+
+        assertThat(r.status()).isEqualTo(201);
+        assertThat(r.json().get("state").asText()).isEqualTo("scheduled");
+    }
+
+    @Test
+    void duplicateUniqueKeyAnswers200WithTheSameJob() {
+        String body = json("kind", "report", "payload", Map.of("day", "2026-01-31"), "uniqueKey", "report:2026-01-31");
+        Reply first = post("/api/jobs", Role.PRODUCER, body);
+        Reply second = post("/api/jobs", Role.PRODUCER, body);
+
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(second.status()).isEqualTo(200);
+        assertThat(second.json().get("id").asLong()).isEqualTo(first.json().get("id").asLong());
+        assertThat(second.json().get("inserted").asBoolean()).isFalse();
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isEqualTo(1);
+    }
+
+    @Test
+    void batchEnqueuesEveryJob() {
+        Reply r = post("/api/jobs/batch", Role.PRODUCER, json("jobs", List.of(
+                Map.of("kind", "a", "payload", Map.of("i", 1)),
+                Map.of("kind", "b", "payload", Map.of("i", 2), "queue", "other"),
+                Map.of("kind", "c", "payload", List.of(1, 2, 3), "uniqueKey", "k"))));
+
+        assertThat(r.status()).isEqualTo(201);
+        assertThat(r.json().get("jobs")).hasSize(3);
+        r.json().get("jobs").forEach(j -> {
+            assertThat(j.get("inserted").asBoolean()).isTrue();
+            assertThat(docket.job(j.get("id").asLong())).isPresent();
+        });
+    }
+
+    @Test
+    void getShowsThePayloadToOperatorsAndAdminsOnly() {
+        long id = enqueue("secret_kind");
+
+        for (Role role : List.of(Role.OPERATOR, Role.ADMIN)) {
+            Reply r = get("/api/jobs/" + id, role);
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.json().get("payload").get("n").asInt()).as(role.label()).isEqualTo(1);
+            assertThat(r.json().get("kind").asText()).isEqualTo("secret_kind");
+            assertThat(r.json().get("state").asText()).isEqualTo("ready");
+        }
+        for (Role role : List.of(Role.VIEWER, Role.PRODUCER)) {
+            Reply r = get("/api/jobs/" + id, role);
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.json().has("payload")).as(role.label()).isFalse();
+            assertThat(r.json().get("payloadRedacted").asBoolean()).isTrue();
+        }
+        assertThat(get("/api/jobs/" + (id + 1000), Role.VIEWER).status()).isEqualTo(404);
+    }
+
+    @Test
+    void listPagesWithAKeysetCursorAndFilters() {
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(enqueue(i % 2 == 0 ? "even" : "odd"));
+        }
+
+        Reply page1 = get("/api/jobs?limit=2", Role.VIEWER);
+        assertThat(ids(page1)).containsExactly(ids.get(4), ids.get(3));
+        assertThat(page1.json().get("jobs").get(0).has("payload")).isFalse();
+        Reply page2 = get("/api/jobs?limit=2&after=" + page1.json().get("next").asLong(), Role.VIEWER);
+        assertThat(ids(page2)).containsExactly(ids.get(2), ids.get(1));
+        Reply page3 = get("/api/jobs?limit=2&after=" + page2.json().get("next").asLong(), Role.VIEWER);
+        assertThat(ids(page3)).containsExactly(ids.get(0));
+        assertThat(page3.json().get("next").isNull()).isTrue();
+
+        assertThat(ids(get("/api/jobs?kind=odd", Role.VIEWER))).containsExactly(ids.get(3), ids.get(1));
+        assertThat(ids(get("/api/jobs?state=ready&queue=default&kind=even", Role.VIEWER)))
+                .containsExactly(ids.get(4), ids.get(2), ids.get(0));
+        assertThat(ids(get("/api/jobs?state=dead", Role.VIEWER))).isEmpty();
+        assertThat(get("/api/jobs?state=bogus", Role.VIEWER).status()).isEqualTo(400);
+    }
+
+    private static List<Long> ids(Reply r) {
+        assertThat(r.status()).as(r.text()).isEqualTo(200);
+        List<Long> ids = new ArrayList<>();
+        r.json().get("jobs").forEach(j -> ids.add(j.get("id").asLong()));
+        return ids;
+    }
+
+    @Test
+    void cancelAnswers200ThenConflict() {
+        long id = enqueue("cancel_me");
+
+        Reply first = post("/api/jobs/" + id + "/cancel", Role.OPERATOR);
+        Reply second = post("/api/jobs/" + id + "/cancel", Role.OPERATOR);
+
+        assertThat(first.status()).isEqualTo(200);
+        assertThat(first.json().get("state").asText()).isEqualTo("cancelled");
+        assertThat(second.status()).isEqualTo(409);
+        assertThat(second.json().get("error").asText()).isEqualTo("conflict");
+        assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
+        assertThat(post("/api/jobs/999999/cancel", Role.OPERATOR).status()).isEqualTo(404);
+    }
+
+    @Test
+    void retryReplaysADeadJob() {
+        long id = enqueue("doomed");
+        killAll(Map.of("doomed", "no such customer"));
+        assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+
+        Reply r = post("/api/jobs/" + id + "/retry", Role.OPERATOR);
+
+        assertThat(r.status()).as(r.text()).isEqualTo(200);
+        assertThat(r.json().get("state").asText()).isEqualTo("ready");
+        assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.READY);
+        assertThat(post("/api/jobs/" + id + "/retry", Role.OPERATOR).status()).isEqualTo(409);
+    }
+
+    @Test
+    void deadLetterListFiltersByKindAndError() {
+        long a = enqueue("charge_card");
+        long b = enqueue("webhook");
+        killAll(Map.of("charge_card", "card declined: expired", "webhook", "endpoint timed out"));
+
+        assertThat(ids(get("/api/dlq", Role.VIEWER))).containsExactly(b, a);
+        assertThat(ids(get("/api/dlq?kind=charge_card", Role.VIEWER))).containsExactly(a);
+        assertThat(ids(get("/api/dlq?errorContains=TIMED%20OUT", Role.VIEWER))).containsExactly(b);
+        assertThat(ids(get("/api/dlq?kind=webhook&errorContains=declined", Role.VIEWER))).isEmpty();
+        JsonNode row = get("/api/dlq?kind=charge_card", Role.VIEWER).json().get("jobs").get(0);
+        assertThat(row.get("state").asText()).isEqualTo("dead");
+        assertThat(row.get("errorCount").asInt()).isEqualTo(1);
+
+        Reply retried = post("/api/dlq/" + a + "/retry", Role.OPERATOR);
+        assertThat(retried.status()).isEqualTo(200);
+        assertThat(docket.job(a).orElseThrow().state()).isEqualTo(JobState.READY);
+        assertThat(post("/api/dlq/" + a + "/retry", Role.OPERATOR).status()).isEqualTo(404);
+    }
+
+    @Test
+    void bulkReplayKeepsToItsRate() {
+        for (int i = 0; i < 6; i++) {
+            enqueue("bulk");
+        }
+        enqueue("other");
+        killAll(Map.of("bulk", "boom", "other", "boom"));
+
+        long started = System.nanoTime();
+        Reply accepted = post("/api/dlq/retry", Role.OPERATOR, json("kind", "bulk", "ratePerSecond", 3));
+        Reply early = get("/api/dlq/replays/" + accepted.json().get("id").asLong(), Role.VIEWER);
+        long earlyAt = System.nanoTime() - started;
+
+        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+        assertThat(accepted.json().get("ratePerSecond").asInt()).isEqualTo(3);
+        assertThat(earlyAt).isLessThan(Duration.ofMillis(500).toNanos());
+        assertThat(early.json().get("replayed").asInt()).isLessThanOrEqualTo(3);
+        JsonNode done = Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
+                .until(() -> get("/api/dlq/replays/" + accepted.json().get("id").asLong(), Role.VIEWER).json(),
+                        s -> s.get("state").asText().equals("done"));
+        assertThat(System.nanoTime() - started).isGreaterThan(Duration.ofMillis(900).toNanos());
+        assertThat(done.get("matched").asInt()).isEqualTo(6);
+        assertThat(done.get("replayed").asInt()).isEqualTo(6);
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE kind = 'bulk'")).isEqualTo(6);
+        assertThat(queryLong("SELECT count(*) FROM {s}.dead_jobs WHERE kind = 'other'")).isEqualTo(1);
+        assertThat(get("/api/dlq/replays/999", Role.VIEWER).status()).isEqualTo(404);
+    }
+
+    @Test
+    void statsHaveOneRowPerQueueAndKind() {
+        enqueue("thumbnail");
+        enqueue("thumbnail");
+        enqueue("send_email", "queue", "email", "delay", "1h");
+
+        Reply r = get("/api/stats", Role.VIEWER);
+
+        assertThat(r.status()).isEqualTo(200);
+        JsonNode queues = r.json().get("queues");
+        assertThat(queues).hasSize(2);
+        for (JsonNode row : queues) {
+            assertThat(row.fieldNames()).toIterable().containsExactly("queue", "kind", "scheduled", "ready", "running",
+                    "lagSeconds", "completedPerMinute", "failedPerMinute", "dead", "deadLast24h", "pickupP50Millis",
+                    "pickupP99Millis");
+        }
+        JsonNode thumbnails = find(queues, "thumbnail");
+        assertThat(thumbnails.get("queue").asText()).isEqualTo("default");
+        assertThat(thumbnails.get("ready").asLong()).isEqualTo(2);
+        assertThat(find(queues, "send_email").get("scheduled").asLong()).isEqualTo(1);
+    }
+
+    private static JsonNode find(JsonNode rows, String kind) {
+        for (JsonNode row : rows) {
+            if (row.get("kind").asText().equals(kind)) {
+                return row;
+            }
+        }
+        throw new AssertionError("no row for " + kind + " in " + rows);
+    }
+
+    @Test
+    void healthAndReadiness() {
+        Reply health = send(request("/health").GET().build());
+        Reply ready = send(request("/ready").GET().build());
+
+        assertThat(health.status()).isEqualTo(200);
+        assertThat(health.json().get("status").asText()).isEqualTo("ok");
+        assertThat(ready.status()).isEqualTo(200);
+        assertThat(ready.json().get("status").asText()).isEqualTo("ready");
+        assertThat(ready.json().get("schemaVersion").asInt()).isEqualTo(Docket.supportedSchemaVersion());
+    }
+
+    @Test
+    void notReadyOnAnUnmigratedSchema() {
+        Docket unmigrated = closeAfter(Docket.builder(dataSource()).schema(schema + "_new").build());
+        DocketServer other = closeAfter(DocketServer.start(unmigrated, tokenStore, DocketServer.Config.defaults().withPort(0)));
+
+        Reply r = send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(other.baseUrl() + "/ready")).GET().build());
+
+        assertThat(r.status()).isEqualTo(503);
+        assertThat(r.json().get("error").asText()).isEqualTo("not_ready");
+        assertThat(r.json().get("message").asText()).contains("version 0").contains("docket migrate");
+    }
+
+    @Test
+    void metricsHaveQueueAndKindLabelsAndNoPayloads() {
+        post("/api/jobs", Role.PRODUCER, json("kind", "send_email", "payload", Map.of("to", "do-not-leak@example.com")));
+        server.metrics().refresh();
+
+        Reply r = get("/metrics", Role.VIEWER);
+
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.header("Content-Type")).startsWith("text/plain");
+        assertThat(r.text()).contains("docket_jobs{kind=\"send_email\",queue=\"default\",state=\"ready\"} 1.0");
+        assertThat(r.text()).doesNotContain("do-not-leak");
+        assertThat(send(request("/metrics").GET().build()).status()).isEqualTo(401);
+    }
+
+    @Test
+    void queuesArePausedResumedAndCapped() {
+        Reply paused = post("/api/queues/email/pause", Role.OPERATOR);
+        Reply limits = send(request("/api/queues/email/limits", Role.ADMIN).header("Content-Type", "application/json")
+                .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(json("maxRunning", 5, "tenantMaxRunning", 2)))
+                .build());
+        JsonNode listed = get("/api/queues", Role.VIEWER).json();
+
+        assertThat(paused.status()).isEqualTo(200);
+        assertThat(paused.json().get("paused").asBoolean()).isTrue();
+        assertThat(limits.status()).as(limits.text()).isEqualTo(200);
+        JsonNode email = listed.get("queues").get(0);
+        assertThat(email.get("name").asText()).isEqualTo("email");
+        assertThat(email.get("paused").asBoolean()).isTrue();
+        assertThat(email.get("maxRunning").asInt()).isEqualTo(5);
+        assertThat(email.get("tenantMaxRunning").asInt()).isEqualTo(2);
+        assertThat(listed.get("runningByTenant").isArray()).isTrue();
+
+        assertThat(post("/api/queues/email/resume", Role.OPERATOR).json().get("paused").asBoolean()).isFalse();
+        assertThat(get("/api/queues", Role.VIEWER).json().get("queues").get(0).get("paused").asBoolean()).isFalse();
+        assertThat(post("/api/queues/email/pause", Role.VIEWER).status()).isEqualTo(403);
+        assertThat(post("/api/queues/email/pause", Role.PRODUCER).status()).isEqualTo(403);
+    }
+
+    @Test
+    void servesItsOpenApiDocument() {
+        Reply r = send(request("/api/openapi.json").GET().build());
+
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.json().get("openapi").asText()).startsWith("3.1");
+        assertThat(r.json().get("paths").has("/api/jobs")).isTrue();
+    }
+}
