@@ -119,7 +119,7 @@ function renderCards(el, t) {
       rate !== null && rate >= 5 ? 'bad' : null),
     card('dead', 'Dead letters', num(t.dead), '+' + num(t.deadLast24h) + ' in the last 24 h',
       t.deadLast24h > 0 ? 'bad' : null),
-    card('pickup', 'Pickup p50', millis(t.pickupP50Millis), 'p99 ' + millis(t.pickupP99Millis) + ' · due to claimed, 5 min'));
+    card('pickup', 'Pickup p50', millis(t.pickupP50Millis), 'p99 ' + millis(t.pickupP99Millis) + ' · due to claimed, slowest kind'));
 }
 
 const COLUMNS = [
