@@ -141,6 +141,12 @@ public final class DocketServer implements AutoCloseable {
                     files.hostedPath = "/assets";
                     files.directory = "/dashboard/assets";
                     files.location = io.javalin.http.staticfiles.Location.CLASSPATH;
+                    files.roles = Set.of(Access.PUBLIC);
+                    // Jetty may commit a static file before after-handlers run: its headers are set here.
+                    Map<String, String> headers = new LinkedHashMap<>(SECURITY_HEADERS);
+                    headers.put("Cache-Control", "no-cache");
+                    files.headers = headers;
+                    Dashboard.mimeTypes(files.mimeTypes);
                 });
             }
         });
@@ -172,7 +178,7 @@ public final class DocketServer implements AutoCloseable {
         new JobsApi(docket, bodies).register(app);
         new DlqApi(docket.admin(), bodies).register(app);
         new QueuesApi(docket.admin(), bodies).register(app);
-        new Dashboard().register(app);
+        new Dashboard(metrics).register(app);
     }
 
     /**
@@ -327,7 +333,7 @@ public final class DocketServer implements AutoCloseable {
         }
     }
 
-    /** On every response, errors included. */
+    /** On every response, errors and static dashboard assets included. */
     private static final Map<String, String> SECURITY_HEADERS = Map.of(
             "Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; "
                     + "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",

@@ -9,7 +9,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +29,7 @@ public final class QueueMetrics implements AutoCloseable {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final AtomicReference<List<QueueStats>> latest = new AtomicReference<>(List.of());
     private final List<Gauge> gauges = new ArrayList<>();
+    private final List<Consumer<List<QueueStats>>> listeners = new CopyOnWriteArrayList<>();
     private final Thread refresher;
     private volatile boolean running = true;
 
@@ -77,6 +80,18 @@ public final class QueueMetrics implements AutoCloseable {
                 rows.add(MultiGauge.Row.of(tags, g.value().applyAsDouble(s)));
             }
             g.gauge().register(rows, true);
+        }
+        for (Consumer<List<QueueStats>> listener : listeners) {
+            listener.accept(stats);
+        }
+    }
+
+    /** Calls {@code listener} with the statistics of every refresh (on the refresher's thread). */
+    public void onRefresh(Consumer<List<QueueStats>> listener) {
+        listeners.add(listener);
+        List<QueueStats> last = latest.get();
+        if (!last.isEmpty()) {
+            listener.accept(last);
         }
     }
 

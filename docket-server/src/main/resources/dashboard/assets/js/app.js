@@ -1,0 +1,123 @@
+// Boot and routing: hash routes (#/overview, #/jobs, #/jobs/ID, #/dlq), one view at a time.
+// A view is a function (main, route, session) that renders into main and may return a cleanup
+// function, called before the next view renders (to stop its timers).
+
+import { currentSession, logout, whenUnauthorized } from './api.js';
+import { parseHash, replace, tickTimes, note } from './dom.js';
+import { renderLogin } from './login.js';
+import { renderOverview } from './overview.js';
+import { renderJobs, renderJob } from './jobs.js';
+import { renderDeadLetters } from './dlq.js';
+
+const main = document.getElementById('main');
+const topbar = document.getElementById('topbar');
+const banner = document.getElementById('banner');
+let session = null;
+let cleanup = null;
+
+function stopView() {
+  if (cleanup) {
+    try {
+      cleanup();
+    } catch (e) {
+      // a view's cleanup must not block the next view
+    }
+  }
+  cleanup = null;
+}
+
+function showLogin(message) {
+  stopView();
+  session = null;
+  topbar.hidden = true;
+  document.body.classList.add('signed-out');
+  renderLogin(main, message, async (s) => {
+    session = s;
+    if (!location.hash || location.hash === '#/login') location.hash = '#/overview';
+    else route();
+  });
+}
+
+function setNav(active) {
+  for (const a of topbar.querySelectorAll('[data-nav]')) {
+    if (a.dataset.nav === active) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+}
+
+function route() {
+  if (!session) {
+    showLogin();
+    return;
+  }
+  stopView();
+  banner.hidden = true;
+  document.body.classList.remove('signed-out');
+  topbar.hidden = false;
+  document.getElementById('role').textContent = session.role;
+  const r = parseHash(location.hash);
+  const [section, id] = r.path;
+  let view;
+  if (section === 'jobs' && id) {
+    setNav('jobs');
+    view = renderJob;
+  } else if (section === 'jobs') {
+    setNav('jobs');
+    view = renderJobs;
+  } else if (section === 'dlq') {
+    setNav('dlq');
+    view = renderDeadLetters;
+  } else {
+    setNav('overview');
+    view = renderOverview;
+  }
+  replace(main);
+  delete main.dataset.loaded;
+  window.scrollTo(0, 0);
+  const key = location.hash;
+  // Views call ui.loaded() once their data is on the page (tests wait for it, keyed by the route).
+  const loaded = () => {
+    if (location.hash === key) main.dataset.loaded = key;
+  };
+  cleanup = view(main, r, session, { banner: showBanner, loaded }) || null;
+}
+
+/** A quiet banner under the top bar (connection trouble); null hides it. */
+function showBanner(text) {
+  if (text) {
+    banner.textContent = text;
+    banner.hidden = false;
+  } else {
+    banner.hidden = true;
+  }
+}
+
+document.getElementById('logout').addEventListener('click', async () => {
+  try {
+    await logout();
+  } finally {
+    location.hash = '#/login';
+    showLogin('You are logged out.');
+  }
+});
+
+whenUnauthorized(() => {
+  if (session) showLogin('Your session has ended; log in again.');
+});
+
+window.addEventListener('hashchange', () => {
+  if (session) route();
+});
+
+setInterval(tickTimes, 5000);
+
+(async function boot() {
+  try {
+    session = await currentSession();
+  } catch (e) {
+    replace(main, note('The server cannot be reached: ' + e.message, 'error'));
+    return;
+  }
+  if (session) route();
+  else showLogin();
+})();

@@ -1,0 +1,249 @@
+// Jobs: a filtered, keyset-paged listing and one job's detail (timeline, error history, actions,
+// and its payload behind an explicit action for the roles that may see payloads).
+
+import { api, qs, ApiError } from './api.js';
+import { h, replace, num, time, stateBadge, hashOf, note, actionButton } from './dom.js';
+import { pager, confirmBar, flashArea, knownNames, fillDatalist, field } from './widgets.js';
+
+const STATES = ['scheduled', 'ready', 'running', 'completed', 'cancelled', 'dead'];
+const LIVE = new Set(['scheduled', 'ready', 'running']);
+
+export function renderJobs(main, route, session, ui) {
+  const filters = {
+    state: route.params.get('state') || '',
+    queue: route.params.get('queue') || '',
+    kind: route.params.get('kind') || '',
+  };
+  const after = route.params.get('after') || '';
+
+  const state = h('select', { name: 'state', id: 'filter-state' },
+    h('option', { value: '', text: 'Any state' }),
+    STATES.map((s) => h('option', { value: s, text: s })));
+  state.value = filters.state;
+  const queue = h('input', { name: 'queue', id: 'filter-queue', list: 'queue-names', value: filters.queue, placeholder: 'any', autocomplete: 'off' });
+  const kind = h('input', { name: 'kind', id: 'filter-kind', list: 'kind-names', value: filters.kind, placeholder: 'any', autocomplete: 'off' });
+  const queueNames = h('datalist', { id: 'queue-names' });
+  const kindNames = h('datalist', { id: 'kind-names' });
+  const form = h('form', { class: 'filters', id: 'job-filters' },
+    field('State', state), field('Queue', queue), field('Kind', kind),
+    h('div', { class: 'filter-actions' },
+      h('button', { type: 'submit', class: 'button primary', id: 'filter-apply', text: 'Filter' }),
+      h('a', { class: 'button quiet', href: '#/jobs', id: 'filter-clear', text: 'Clear' })),
+    queueNames, kindNames);
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    location.hash = hashOf('jobs', { state: state.value, queue: queue.value.trim(), kind: kind.value.trim() });
+  });
+  state.addEventListener('change', () => form.requestSubmit());
+
+  const results = h('div', { id: 'job-results' }, h('p', { class: 'loading', text: 'Loading…' }));
+  replace(main,
+    h('div', { class: 'page-head' }, h('h1', { text: 'Jobs' })),
+    form,
+    results);
+
+  knownNames().then((names) => {
+    fillDatalist(queueNames, names.queues);
+    fillDatalist(kindNames, names.kinds);
+  });
+
+  (async () => {
+    try {
+      const page = await api.get('/api/jobs' + qs({ ...filters, after }));
+      replace(results, jobTable(page.jobs), pager('jobs', filters, after, page.next));
+      ui.loaded();
+    } catch (e) {
+      replace(results, note(e.message, 'error'));
+    }
+  })();
+}
+
+function jobTable(jobs) {
+  if (!jobs.length) return note('No jobs match these filters.');
+  return h('div', { class: 'table-wrap' },
+    h('table', { class: 'table jobs', id: 'jobs' },
+      h('thead', {}, h('tr', {},
+        ['ID', 'Kind', 'Queue', 'State', 'Attempt', 'Errors', 'Created', 'Due / finished', 'Tenant']
+          .map((t, i) => h('th', { scope: 'col', class: i === 0 || i === 4 || i === 5 ? 'num' : null, text: t })))),
+      h('tbody', {}, jobs.map((j) => h('tr', { data: { id: j.id, state: j.state } },
+        h('td', { class: 'num' }, h('a', { href: '#/jobs/' + j.id, class: 'job-link', text: '#' + j.id })),
+        h('td', {}, h('a', { href: '#/jobs/' + j.id, class: 'kind', text: j.kind })),
+        h('td', { text: j.queue }),
+        h('td', {}, stateBadge(j.state)),
+        h('td', { class: 'num', text: j.attempt + ' / ' + j.maxAttempts }),
+        h('td', { class: ['num', j.errorCount > 0 ? 'warn' : 'zero'], text: num(j.errorCount) }),
+        h('td', {}, time(j.createdAt)),
+        h('td', {}, time(LIVE.has(j.state) ? j.runAt : j.finishedAt)),
+        h('td', { class: 'muted', text: j.tenant || '—' }))))));
+}
+
+export function renderJob(main, route, session, ui) {
+  const id = route.path[1];
+  if (!/^[1-9][0-9]{0,18}$/.test(id)) {
+    replace(main, note('A job id is a positive whole number.', 'error'));
+    return;
+  }
+  let stopped = false;
+  let payloadShown = false;
+  const flash = flashArea();
+  const body = h('div', { id: 'job-body' }, h('p', { class: 'loading', text: 'Loading…' }));
+  replace(main,
+    h('a', { class: 'back', href: '#/jobs', text: '← Jobs' }),
+    flash,
+    body);
+
+  async function load() {
+    let job;
+    try {
+      job = await api.get('/api/jobs/' + id);
+    } catch (e) {
+      if (stopped) return;
+      replace(body, note(e instanceof ApiError && e.status === 404 ? 'There is no job #' + id + '.' : e.message, 'error'));
+      return;
+    }
+    if (stopped) return;
+    // The payload stays out of the page until someone asks for it.
+    const payload = job.payload;
+    delete job.payload;
+    replace(body, detail(job, payload));
+    ui.loaded();
+  }
+
+  async function act(label, path, done) {
+    flash.clear();
+    try {
+      const result = await api.post(path);
+      flash.show(done + ' Job #' + id + ' is now ' + result.state + '.', 'ok');
+    } catch (e) {
+      flash.show(label + ' failed: ' + e.message, 'error');
+    }
+    await load();
+  }
+
+  function detail(job, payload) {
+    const actions = h('div', { class: 'actions', id: 'job-actions' });
+    const confirmSlot = h('div', { class: 'confirm-slot' });
+    if (session.canOperate) {
+      if (job.state === 'dead' || job.state === 'scheduled') {
+        actions.append(actionButton(job.state === 'dead' ? 'Retry' : 'Run now',
+          () => act('Retry', '/api/jobs/' + id + '/retry', job.state === 'dead' ? 'Retried.' : 'Made ready.'),
+          { id: 'job-retry', class: 'button primary',
+            title: job.state === 'dead' ? 'Put it back to ready with a fresh attempt budget' : 'Make it ready now' }));
+      }
+      if (LIVE.has(job.state)) {
+        actions.append(h('button', {
+          type: 'button', class: 'button danger-quiet', id: 'job-cancel', text: 'Cancel job',
+          on: {
+            click: () => replace(confirmSlot, confirmBar(
+              'Cancel job #' + id + '?' + (job.state === 'running' ? ' Its worker is told to stop.' : ''),
+              'Cancel job', () => act('Cancel', '/api/jobs/' + id + '/cancel', 'Cancelled.'))),
+          },
+        }));
+      }
+    }
+    actions.append(actionButton('Refresh', load, { class: 'button quiet', id: 'job-refresh' }));
+
+    return h('article', { class: 'job', data: { id: job.id, state: job.state } },
+      h('div', { class: 'page-head' },
+        h('div', {},
+          h('h1', {}, 'Job #' + job.id, ' ', stateBadge(job.state)),
+          h('p', { class: 'subtitle' }, h('span', { class: 'kind', text: job.kind }), ' on queue ',
+            h('a', { href: hashOf('jobs', { queue: job.queue }), text: job.queue }))),
+        actions),
+      confirmSlot,
+      h('div', { class: 'two-col' },
+        h('section', { class: 'card' }, h('h2', { text: 'Details' }), facts(job)),
+        h('section', { class: 'card' }, h('h2', { text: 'Timeline' }), timeline(job))),
+      h('section', { class: 'card', id: 'job-errors' },
+        h('h2', {}, 'Errors ', h('span', { class: 'count', text: num(job.errors.length) })),
+        errorTable(job.errors)),
+      payloadSection(job, payload));
+  }
+
+  function payloadSection(job, payload) {
+    const section = h('section', { class: 'card', id: 'job-payload' }, h('h2', { text: 'Payload' }));
+    if (job.payloadRedacted || !session.seesPayloads) {
+      section.append(h('p', { class: 'muted', text: 'Payloads are hidden from the ' + session.role + ' role.' }));
+      return section;
+    }
+    const slot = h('div', {});
+    const toggle = h('button', { type: 'button', class: 'button', id: 'show-payload' });
+    const render = () => {
+      toggle.textContent = payloadShown ? 'Hide payload' : 'Show payload';
+      toggle.setAttribute('aria-expanded', String(payloadShown));
+      replace(slot, payloadShown
+        ? h('pre', { class: 'code', id: 'payload', text: JSON.stringify(payload, null, 2) })
+        : h('p', { class: 'muted', text: 'Payloads may hold personal data: shown only on request, version ' + job.payloadVersion + '.' }));
+    };
+    toggle.addEventListener('click', () => {
+      payloadShown = !payloadShown;
+      render();
+    });
+    render();
+    section.append(h('div', { class: 'actions' }, toggle), slot);
+    return section;
+  }
+
+  load();
+  return () => {
+    stopped = true;
+  };
+}
+
+function facts(job) {
+  const rows = [
+    ['Kind', job.kind],
+    ['Queue', job.queue],
+    ['State', job.state],
+    ['Attempt', job.attempt + ' of ' + job.maxAttempts],
+    ['Priority', num(job.priority)],
+    ['Tenant', job.tenant],
+    ['Unique key', job.uniqueKey],
+    ['Worker', job.lockedBy],
+    ['Payload version', num(job.payloadVersion)],
+    ['Dead because', job.deadReason],
+  ];
+  return h('dl', { class: 'facts' }, rows.map(([k, v]) => [
+    h('dt', { text: k }),
+    h('dd', { class: v === null || v === undefined || v === '' ? 'muted' : null, text: v === null || v === undefined || v === '' ? '—' : v }),
+  ]));
+}
+
+function timeline(job) {
+  const events = [];
+  events.push({ at: job.createdAt, label: 'Enqueued' });
+  if (job.runAt && job.runAt !== job.createdAt) {
+    const retry = job.errors.length > 0 && job.attempt > 0;
+    events.push({ at: job.runAt, label: Date.parse(job.runAt) > Date.now() ? (retry ? 'Retry due' : 'Due') : (retry ? 'Retry became due' : 'Became due') });
+  }
+  // Pushed before the failures: a claim and its failure may fall in the same millisecond, and the sort is stable.
+  if (job.attemptedAt) events.push({ at: job.attemptedAt, label: 'Attempt ' + job.attempt + ' claimed' });
+  for (const e of job.errors) events.push({ at: e.at, label: 'Attempt ' + e.attempt + ' failed', tone: 'bad' });
+  if (job.finishedAt) {
+    events.push({
+      at: job.finishedAt,
+      label: { completed: 'Completed', cancelled: 'Cancelled', dead: 'Moved to dead letters' }[job.state] || 'Finished',
+      tone: job.state === 'completed' ? 'ok' : job.state === 'dead' ? 'bad' : null,
+    });
+  }
+  events.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  return h('ol', { class: 'timeline' }, events.map((e) =>
+    h('li', { class: e.tone ? 'tone-' + e.tone : null },
+      h('span', { class: 'timeline-label', text: e.label }), ' ', time(e.at))));
+}
+
+function errorTable(errors) {
+  if (!errors.length) return h('p', { class: 'muted', text: 'No failed attempts.' });
+  return h('div', { class: 'table-wrap' },
+    h('table', { class: 'table errors', id: 'errors' },
+      h('thead', {}, h('tr', {},
+        h('th', { scope: 'col', class: 'num', text: 'Attempt' }),
+        h('th', { scope: 'col', text: 'When' }),
+        h('th', { scope: 'col', text: 'Worker' }),
+        h('th', { scope: 'col', text: 'Error' }))),
+      h('tbody', {}, errors.slice().reverse().map((e) => h('tr', { data: { attempt: e.attempt } },
+        h('td', { class: 'num', text: num(e.attempt) }),
+        h('td', { class: 'nowrap' }, time(e.at)),
+        h('td', { class: 'muted', text: e.worker || 'unknown' }),
+        h('td', {}, h('pre', { class: 'error-text', text: e.message || '' })))))));
+}

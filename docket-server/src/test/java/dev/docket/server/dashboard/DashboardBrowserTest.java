@@ -1,0 +1,541 @@
+package dev.docket.server.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.docket.Docket;
+import dev.docket.JobOptions;
+import dev.docket.JobState;
+import dev.docket.PermanentJobFailure;
+import dev.docket.RetryPolicy;
+import dev.docket.Worker;
+import dev.docket.server.DocketServer;
+import dev.docket.server.auth.Role;
+import dev.docket.server.auth.TokenStore;
+import dev.docket.testing.TestDatabase;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.logging.Level;
+import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.TimeoutException;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The dashboard in a real headless Chromium against a real server and PostgreSQL: login, the
+ * overview's counts, the job list's filters and pages, a job's error history, payload privacy per
+ * role, cancel and dead-letter retry from the UI, and no Content-Security-Policy violation on any
+ * page. One server, one worker and one browser serve the whole class; tests act on jobs of their
+ * own kinds so that their order does not matter.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DashboardBrowserTest {
+
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final String ADMIN = "admin-token-for-browser-tests";
+    private static final String VIEWER = "viewer-token-for-browser-tests";
+    private static final String SECRET = "secret-payload-marker-7f3a@example.com";
+    private static final int SENT_EMAILS = 55;
+
+    record Email(String to) {
+    }
+
+    record Item(int n) {
+    }
+
+    private final TestDatabase db = TestDatabase.get();
+    private final String schema = "dash_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    private final CountDownLatch releaseBlocker = new CountDownLatch(1);
+    private final Set<Long> syncFailedOnce = ConcurrentHashMap.newKeySet();
+
+    private Docket docket;
+    private Worker worker;
+    private DocketServer server;
+    private WebDriver driver;
+    private WebDriverWait wait;
+    private Path userDataDir;
+
+    private long secretJob;
+    private long flakyJob;
+    private long newsletterJob;
+    private long reportJob;
+    private long syncJob;
+
+    @BeforeAll
+    void start() throws IOException {
+        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+                "headless Chromium is not installed (apt-get install -y chromium chromium-driver): "
+                        + "skipping the dashboard's browser tests");
+        docket = Docket.builder(db.dataSource()).schema(schema)
+                .retryPolicy("flaky", new RetryPolicy(3, Duration.ofMillis(50), Duration.ofMillis(100), 0))
+                .build();
+        docket.migrate();
+        seed();
+        TokenStore tokens = new TokenStore();
+        tokens.add(Role.ADMIN, ADMIN);
+        tokens.add(Role.VIEWER, VIEWER);
+        server = DocketServer.start(docket, tokens, DocketServer.Config.defaults().withPort(0));
+        driver = browser();
+        wait = new WebDriverWait(driver, WAIT);
+    }
+
+    /** Jobs in every state: completed, dead (3 kinds), running, scheduled, and ready on a queue nobody serves. */
+    private void seed() {
+        for (int i = 0; i < SENT_EMAILS; i++) {
+            docket.enqueue("send_email", new Email("user" + i + "@example.com"));
+        }
+        secretJob = docket.enqueue("welcome_email", new Email(SECRET));
+        for (int i = 0; i < 3; i++) {
+            docket.enqueue("charge_card", new Item(i));
+        }
+        flakyJob = docket.enqueue("flaky", new Item(1));
+        syncJob = docket.enqueue("sync_crm", new Item(1));
+        for (int i = 0; i < 3; i++) {
+            docket.enqueue("replay_me", new Item(i));
+        }
+        docket.enqueue("resize_image", new Item(1), JobOptions.builder().tenant("acme").build());
+        JobOptions later = JobOptions.builder().delay(Duration.ofHours(1)).build();
+        reportJob = docket.enqueue("report", new Item(1), later);
+        docket.enqueue("report", new Item(2), later);
+        newsletterJob = docket.enqueue("newsletter", new Item(1), later);
+        JobOptions unserved = JobOptions.builder().queue("reports").build();
+        docket.enqueue("export", new Item(1), unserved);
+        docket.enqueue("export", new Item(2), unserved);
+
+        Set<Long> replayedOnce = ConcurrentHashMap.newKeySet();
+        worker = docket.worker().queue("default", 8)
+                .handler("send_email", Email.class, (email, ctx) -> { })
+                .handler("welcome_email", Email.class, (email, ctx) -> { })
+                .handler("charge_card", Item.class, (item, ctx) -> {
+                    throw new PermanentJobFailure("card declined for item " + item.n());
+                })
+                .handler("flaky", Item.class, (item, ctx) -> {
+                    throw new IllegalStateException("upstream timed out on attempt " + ctx.attempt());
+                })
+                .handler("sync_crm", Item.class, (item, ctx) -> {
+                    if (syncFailedOnce.add(ctx.jobId())) {
+                        throw new PermanentJobFailure("CRM rejected the record");
+                    }
+                })
+                .handler("replay_me", Item.class, (item, ctx) -> {
+                    if (replayedOnce.add(ctx.jobId())) {
+                        throw new PermanentJobFailure("quota exceeded");
+                    }
+                })
+                .handler("resize_image", Item.class, (item, ctx) -> releaseBlocker.await())
+                .handler("report", Item.class, (item, ctx) -> { })
+                .handler("newsletter", Item.class, (item, ctx) -> { })
+                .start();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() ->
+                count("jobs", "state = 'running'") == 1
+                        && count("dead_jobs", "true") == 8
+                        && count("job_history", "state = 'completed'") == SENT_EMAILS + 1);
+    }
+
+    private WebDriver browser() throws IOException {
+        userDataDir = Files.createTempDirectory("docket-chromium-");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+                "--window-size=1440,1000", "--user-data-dir=" + userDataDir);
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability(ChromeOptions.LOGGING_PREFS, logs);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
+        return new ChromeDriver(service, options);
+    }
+
+    @AfterAll
+    void stop() throws IOException {
+        releaseBlocker.countDown();
+        if (driver != null) {
+            driver.quit();
+        }
+        if (server != null) {
+            server.close();
+        }
+        if (worker != null) {
+            worker.close();
+        }
+        if (docket != null) {
+            docket.close();
+            db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        }
+        if (userDataDir != null) {
+            try (var files = Files.walk(userDataDir)) {
+                files.sorted((a, b) -> b.getNameCount() - a.getNameCount()).map(Path::toFile).forEach(File::delete);
+            }
+        }
+    }
+
+    @BeforeEach
+    void signedOut() {
+        driver.get(server.baseUrl() + "/");
+        driver.manage().deleteAllCookies();
+        driver.get(server.baseUrl() + "/");
+        try {
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        } catch (TimeoutException e) {
+            throw new AssertionError("the login page did not render; browser console: "
+                    + driver.manage().logs().get(LogType.BROWSER).getAll(), e);
+        }
+    }
+
+    /** Every test's pages, whatever it checked, must have run without a CSP violation. */
+    @AfterEach
+    void noContentSecurityPolicyViolations() {
+        List<String> violations = cspMessages();
+        assertThat(violations).as("Content-Security-Policy violations in the browser console").isEmpty();
+    }
+
+    @Test
+    void wrongTokenShowsAnErrorAndStaysOnTheLoginPage() throws IOException {
+        driver.findElement(By.id("token")).sendKeys("not-a-valid-token-at-all");
+        driver.findElement(By.id("login-submit")).click();
+        WebElement error = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("login-error")));
+        assertThat(error.getText()).contains("not valid");
+        assertThat(driver.findElement(By.id("login")).isDisplayed()).isTrue();
+        assertThat(driver.findElement(By.id("topbar")).isDisplayed()).isFalse();
+        assertThat(driver.manage().getCookieNamed("docket_session")).isNull();
+        screenshot("login");
+    }
+
+    @Test
+    void adminSeesTheOverviewWithCorrectCountsAndLiveUpdates() throws IOException {
+        login(ADMIN);
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("queues")));
+        assertThat(driver.findElement(By.id("role")).getText()).isEqualToIgnoringCase("admin");
+        assertThat(cell("default", "report", "scheduled")).isEqualTo("2");
+        assertThat(cell("default", "resize_image", "running")).isEqualTo("1");
+        assertThat(cell("default", "charge_card", "dead")).isEqualTo("3");
+        assertThat(cell("default", "charge_card", "dead24h")).isEqualTo("+3");
+        assertThat(cell("default", "flaky", "dead")).isEqualTo("1");
+        assertThat(cell("reports", "export", "ready")).isEqualTo("2");
+        assertThat(queueCell("reports", "ready")).isEqualTo("2");
+        assertThat(queueCell("reports", "lag"))
+                .matches("[0-9.,]+ (ms|s|min)");
+        assertThat(text(By.cssSelector("#tenants tr[data-queue='default'][data-tenant='acme'] td.num"))).isEqualTo("1");
+        assertThat(driver.findElements(By.cssSelector("#chart-throughput svg path.line"))).isNotEmpty();
+
+        docket.enqueue("import", new Item(1), JobOptions.builder().queue("reports").build());
+        wait.until(d -> !d.findElements(kindRow("reports", "import")).isEmpty());
+        assertThat(cell("reports", "import", "ready")).isEqualTo("1");
+
+        wait.until(d -> d.findElement(By.id("updated")).getText().startsWith("live"));
+        screenshot("overview");
+    }
+
+    @Test
+    void pauseAndResumeAQueueFromTheOverview() {
+        login(ADMIN);
+        By reports = By.cssSelector("tr.queue-row[data-queue='reports']");
+        click(By.cssSelector("button[data-pause='reports']"));
+        wait.until(ExpectedConditions.attributeToBe(reports, "data-paused", "true"));
+        assertThat(text(By.id("flash"))).contains("reports is paused");
+        assertThat(docket.admin().queues()).anySatisfy(q -> {
+            assertThat(q.queue()).isEqualTo("reports");
+            assertThat(q.paused()).isTrue();
+        });
+        click(By.cssSelector("button[data-resume='reports']"));
+        wait.until(ExpectedConditions.attributeToBe(reports, "data-paused", "false"));
+        assertThat(docket.admin().queues()).noneSatisfy(q -> assertThat(q.paused()).isTrue());
+    }
+
+    @Test
+    void jobListFiltersByStateAndPages() {
+        login(ADMIN);
+        go("#/jobs");
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("jobs")));
+        new Select(driver.findElement(By.id("filter-state"))).selectByValue("completed");
+        wait.until(ExpectedConditions.urlContains("state=completed"));
+        awaitLoaded();
+        driver.findElement(By.id("filter-kind")).sendKeys("send_email");
+        driver.findElement(By.id("filter-apply")).click();
+        wait.until(ExpectedConditions.urlContains("kind=send_email"));
+        awaitLoaded();
+        List<Long> first = waitForRows(50);
+        assertThat(driver.findElements(By.cssSelector("#jobs tbody tr")))
+                .allSatisfy(r -> assertThat(r.getAttribute("data-state")).isEqualTo("completed"));
+        assertThat(first).isSortedAccordingTo((a, b) -> Long.compare(b, a));
+
+        driver.findElement(By.id("page-next")).click();
+        wait.until(ExpectedConditions.urlContains("after="));
+        awaitLoaded();
+        List<Long> second = waitForRows(SENT_EMAILS - 50);
+        assertThat(second).allSatisfy(id -> assertThat(id).isLessThan(first.getLast()));
+        assertThat(driver.findElement(By.id("page-next")).isEnabled()).isFalse();
+        assertThat(driver.findElements(By.cssSelector("#jobs tbody td a.kind")))
+                .allSatisfy(a -> assertThat(a.getText()).isEqualTo("send_email"));
+
+        driver.findElement(By.id("page-prev")).click();
+        wait.until(ExpectedConditions.not(ExpectedConditions.urlContains("after=")));
+        awaitLoaded();
+        assertThat(waitForRows(50)).isEqualTo(first);
+    }
+
+    @Test
+    void jobDetailShowsItsErrorHistory() {
+        login(ADMIN);
+        go("#/jobs/" + flakyJob);
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("errors")));
+        List<WebElement> rows = driver.findElements(By.cssSelector("#errors tbody tr"));
+        assertThat(rows).hasSize(3);
+        for (WebElement row : rows) {
+            String attempt = row.getAttribute("data-attempt");
+            assertThat(row.findElement(By.cssSelector("pre.error-text")).getText())
+                    .contains("upstream timed out on attempt " + attempt);
+            assertThat(row.findElement(By.cssSelector("time")).getAttribute("title")).matches("\\d{4}-\\d\\d-\\d\\dT.*");
+            assertThat(row.findElements(By.tagName("td")).get(2).getText()).isEqualTo(worker.workerId());
+        }
+        assertThat(driver.findElement(By.cssSelector("h1 .badge")).getText()).isEqualTo("dead");
+        assertThat(driver.findElement(By.id("job-retry")).isDisplayed()).isTrue();
+    }
+
+    @Test
+    void adminRevealsThePayloadOnlyOnRequest() {
+        login(ADMIN);
+        go("#/jobs/" + secretJob);
+        WebElement show = wait.until(ExpectedConditions.elementToBeClickable(By.id("show-payload")));
+        assertThat(driver.getPageSource()).doesNotContain(SECRET);
+        show.click();
+        WebElement payload = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("payload")));
+        assertThat(payload.getText()).contains(SECRET);
+        driver.findElement(By.id("show-payload")).click();
+        wait.until(ExpectedConditions.invisibilityOfElementLocated(By.id("payload")));
+    }
+
+    @Test
+    void viewerGetsNoPayloadAndNoActions() {
+        login(VIEWER);
+        go("#/jobs/" + secretJob);
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("job-payload")));
+        assertThat(driver.findElements(By.id("show-payload"))).isEmpty();
+        assertThat(driver.getPageSource()).doesNotContain(SECRET).doesNotContain("example.com");
+        assertThat(driver.findElement(By.id("job-payload")).getText()).contains("hidden from the viewer role");
+
+        go("#/jobs/" + reportJob);
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("article.job[data-id='" + reportJob + "']")));
+        assertThat(driver.findElements(By.id("job-cancel"))).isEmpty();
+        assertThat(driver.findElements(By.id("job-retry"))).isEmpty();
+        go("#/dlq");
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("dead-jobs")));
+        assertThat(driver.findElements(By.cssSelector("button[data-retry]"))).isEmpty();
+        assertThat(driver.findElements(By.id("replay"))).isEmpty();
+    }
+
+    @Test
+    void cancelFromTheJobPageCancelsAScheduledJob() {
+        login(ADMIN);
+        go("#/jobs/" + newsletterJob);
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("job-cancel"))).click();
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("confirm-yes"))).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "cancelled"));
+        assertThat(docket.job(newsletterJob).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 .badge"), "cancelled"));
+        assertThat(driver.findElements(By.id("job-cancel"))).isEmpty();
+    }
+
+    @Test
+    void retryOfADeadJobFromTheDeadLetterPage() {
+        login(ADMIN);
+        go("#/dlq?kind=sync_crm");
+        By retry = By.cssSelector("button[data-retry='" + syncJob + "']");
+        wait.until(ExpectedConditions.elementToBeClickable(retry)).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "back to ready"));
+        assertThat(docket.job(syncJob).orElseThrow().state()).isNotEqualTo(JobState.DEAD);
+        Awaitility.await().atMost(WAIT).until(() -> docket.job(syncJob).orElseThrow().state() == JobState.COMPLETED);
+        wait.until(ExpectedConditions.invisibilityOfElementLocated(retry));
+    }
+
+    @Test
+    void replayMatchingRunsAtARateAndShowsProgress() {
+        login(ADMIN);
+        go("#/dlq?kind=replay_me");
+        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#dead-jobs tbody tr"), 3));
+        WebElement rate = driver.findElement(By.id("replay-rate"));
+        rate.clear();
+        rate.sendKeys("2");
+        driver.findElement(By.id("replay-start")).click();
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("confirm-yes"))).click();
+        wait.until(ExpectedConditions.attributeToBe(By.id("replay-text"), "data-state", "done"));
+        assertThat(driver.findElement(By.id("replay-text")).getText()).startsWith("3 of 3 replayed");
+        Awaitility.await().atMost(WAIT).until(() -> count("job_history", "kind = 'replay_me'") == 3);
+    }
+
+    @Test
+    void aPostWithoutTheCsrfTokenIsRefused() {
+        login(ADMIN);
+        Object status = ((JavascriptExecutor) driver).executeAsyncScript("""
+                const done = arguments[arguments.length - 1];
+                fetch('/api/jobs/' + arguments[0] + '/cancel', {method: 'POST', credentials: 'same-origin'})
+                    .then(r => done(r.status), e => done(String(e)));""", reportJob);
+        assertThat(status).isEqualTo(403L);
+        assertThat(docket.job(reportJob).orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
+    }
+
+    @Test
+    void everyPageRendersWithoutCspViolations() throws IOException {
+        login(ADMIN);
+        for (String page : List.of("#/overview", "#/jobs", "#/jobs?state=dead", "#/jobs/" + flakyJob, "#/dlq")) {
+            go(page);
+            awaitLoaded();
+            switch (page) {
+                case "#/jobs" -> screenshot("jobs");
+                case "#/dlq" -> screenshot("dead-letters");
+                default -> {
+                    if (page.startsWith("#/jobs/")) {
+                        screenshot("job");
+                    }
+                }
+            }
+        }
+        go("#/jobs/" + secretJob);
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("show-payload"))).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("payload")));
+        driver.findElement(By.id("logout")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        assertThat(cspMessages()).isEmpty();
+    }
+
+    /** The check above can fail: an inline script, which the CSP blocks, shows up in the console log we read. */
+    @Test
+    void theConsoleCheckSeesAViolation() {
+        ((JavascriptExecutor) driver).executeScript("""
+                const s = document.createElement('script');
+                s.textContent = 'window.inlineRan = true';
+                document.body.appendChild(s);""");
+        assertThat(((JavascriptExecutor) driver).executeScript("return window.inlineRan === true")).isEqualTo(false);
+        List<String> seen = new ArrayList<>();
+        wait.until(d -> seen.addAll(cspMessages()) || !seen.isEmpty());
+        assertThat(seen.getFirst()).contains("inline script").contains("Content Security Policy");
+    }
+
+    private List<String> cspMessages() {
+        return driver.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .map(LogEntry::getMessage)
+                .filter(m -> m.contains("Content Security Policy"))
+                .collect(Collectors.toList());
+    }
+
+    /** Saves the whole page (not just the viewport) to target/screenshots/NAME.png. */
+    private void screenshot(String name) throws IOException {
+        Dimension window = driver.manage().window().getSize();
+        long chrome = (Long) ((JavascriptExecutor) driver).executeScript("return window.outerHeight - window.innerHeight");
+        long height = (Long) ((JavascriptExecutor) driver).executeScript(
+                "return Math.ceil(document.documentElement.scrollHeight)");
+        driver.manage().window().setSize(new Dimension(window.getWidth(), (int) Math.max(window.getHeight(), height + chrome)));
+        try {
+            Path dir = Path.of("target", "screenshots");
+            Files.createDirectories(dir);
+            File shot = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+            Files.copy(shot.toPath(), dir.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            driver.manage().window().setSize(window);
+        }
+    }
+
+    private void login(String token) {
+        driver.findElement(By.id("token")).sendKeys(token);
+        driver.findElement(By.id("login-submit")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("topbar")));
+        assertThat(driver.manage().getCookieNamed("docket_session").isHttpOnly()).isTrue();
+    }
+
+    private void go(String hash) {
+        ((JavascriptExecutor) driver).executeScript("location.hash = arguments[0];", hash);
+    }
+
+    /** Waits until the current view has rendered its data (the views mark #main with data-loaded). */
+    private void awaitLoaded() {
+        wait.until(d -> (Boolean) ((JavascriptExecutor) d).executeScript(
+                "const m = document.getElementById('main');"
+                        + "return m.dataset.loaded !== undefined && m.dataset.loaded === location.hash;"));
+    }
+
+    private List<Long> waitForRows(int expected) {
+        return wait.until(d -> {
+            List<WebElement> rows = d.findElements(By.cssSelector("#jobs tbody tr"));
+            if (rows.size() != expected) {
+                return null;
+            }
+            return rows.stream().map(r -> Long.parseLong(r.getAttribute("data-id"))).toList();
+        });
+    }
+
+    private By kindRow(String queue, String kind) {
+        return By.cssSelector("tr.kind-row[data-queue='" + queue + "'][data-kind='" + kind + "']");
+    }
+
+    /** The overview re-renders every few seconds, so its elements are read and clicked retrying on staleness. */
+    private String text(By by) {
+        return wait.ignoring(StaleElementReferenceException.class).until(d -> d.findElement(by).getText());
+    }
+
+    private void click(By by) {
+        wait.ignoring(StaleElementReferenceException.class).until(d -> {
+            WebElement e = d.findElement(by);
+            if (!e.isDisplayed() || !e.isEnabled()) {
+                return false;
+            }
+            e.click();
+            return true;
+        });
+    }
+
+    private String cell(String queue, String kind, String column) {
+        return text(By.cssSelector("tr.kind-row[data-queue='" + queue + "'][data-kind='" + kind + "'] "
+                + "td[data-col='" + column + "']"));
+    }
+
+    private String queueCell(String queue, String column) {
+        return text(By.cssSelector("tr.queue-row[data-queue='" + queue + "'] td[data-col='" + column + "']"));
+    }
+
+    private long count(String table, String where) {
+        try (var c = db.dataSource().getConnection(); var st = c.createStatement();
+             var rs = st.executeQuery("SELECT count(*) FROM " + schema + "." + table + " WHERE " + where)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

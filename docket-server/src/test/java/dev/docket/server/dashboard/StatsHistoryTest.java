@@ -1,0 +1,63 @@
+package dev.docket.server.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import dev.docket.QueueStats;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class StatsHistoryTest {
+
+    private final AtomicLong clock = new AtomicLong(1_000_000_000_000L);
+    private final StatsHistory history = new StatsHistory(Duration.ofMinutes(60), clock::get);
+
+    private static QueueStats stats(String queue, String kind, long completed, long failed) {
+        return new QueueStats(queue, kind, 0, 0, 0, 0, completed, failed, 0, 0, null, null);
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<Map<String, Object>> samples() {
+        return (List<Map<String, Object>>) history.view().get("samples");
+    }
+
+    /** Kinds are summed per queue; samples are served oldest first, aged by the server's monotonic clock. */
+    @Test
+    void sumsKindsPerQueueAndAgesSamples() {
+        history.record(List.of(stats("default", "a", 10, 1), stats("default", "b", 5, 2), stats("mail", "c", 7, 0)));
+        clock.addAndGet(Duration.ofSeconds(5).toNanos());
+        history.record(List.of(stats("default", "a", 12, 0)));
+        clock.addAndGet(Duration.ofMillis(1500).toNanos());
+
+        List<Map<String, Object>> samples = samples();
+        assertThat(samples).hasSize(2);
+        assertThat(samples.get(0).get("secondsAgo")).isEqualTo(6.5);
+        assertThat(samples.get(1).get("secondsAgo")).isEqualTo(1.5);
+        assertThat(samples.get(0).get("queues")).isEqualTo(List.of(
+                Map.of("queue", "default", "completedPerMinute", 15L, "failedPerMinute", 3L),
+                Map.of("queue", "mail", "completedPerMinute", 7L, "failedPerMinute", 0L)));
+        assertThat(history.view().get("windowSeconds")).isEqualTo(3600L);
+    }
+
+    /** Samples older than the window are forgotten, on record and on read. */
+    @Test
+    void forgetsSamplesOlderThanTheWindow() {
+        history.record(List.of(stats("default", "a", 1, 0)));
+        clock.addAndGet(Duration.ofMinutes(59).toNanos());
+        history.record(List.of(stats("default", "a", 2, 0)));
+        assertThat(samples()).hasSize(2);
+        clock.addAndGet(Duration.ofMinutes(2).toNanos());
+        assertThat(samples()).hasSize(1);
+        history.record(List.of());
+        assertThat(samples()).hasSize(2);
+        assertThat(samples().getLast().get("queues")).isEqualTo(List.of());
+    }
+
+    @Test
+    void rejectsAnEmptyWindow() {
+        assertThatIllegalArgumentException().isThrownBy(() -> new StatsHistory(Duration.ZERO)).withMessageContaining("window");
+    }
+}
