@@ -60,6 +60,37 @@ class CronTest extends DocketTest {
                 .isEqualTo(slots.size());
     }
 
+    /**
+     * The leader crashes: its connections die at once, it resigns nothing, and the other node takes
+     * over only when the dead leader's lease runs out. Still no slot is enqueued twice or skipped.
+     */
+    @Test
+    @Timeout(60)
+    void everySlotIsEnqueuedOnceWhenTheLeaderCrashes() throws Exception {
+        PeriodicJob every = new PeriodicJob("every-second", "* * * * * *", ZoneId.of("UTC"), "tick", new Tick("cron"),
+                JobOptions.defaults());
+        com.zaxxer.hikari.HikariDataSource crashingPool = db.pool(8);
+        Docket a = closeAfter(Docket.builder(crashingPool).schema(schema).periodic(every).build());
+        a.migrate();
+        Worker nodeA = closeAfter(node(a, "node-a"));
+        await().atMost(Duration.ofSeconds(10)).until(nodeA::isLeader);
+        Docket b = docket(c -> c.periodic(every));
+        Worker nodeB = closeAfter(node(b, "node-b"));
+        await().atMost(Duration.ofSeconds(15)).until(() -> slots().size() >= 3);
+        assertThat(nodeB.isLeader()).isFalse();
+
+        int before = slots().size();
+        crashingPool.close();
+        await().atMost(Duration.ofSeconds(15)).until(() -> nodeB.isLeader() && slots().size() >= before + 3);
+
+        List<Long> slots = slots();
+        assertThat(slots).doesNotHaveDuplicates();
+        for (int i = 1; i < slots.size(); i++) {
+            assertThat(slots.get(i) - slots.get(i - 1)).as("no missed slot between %s and %s", slots.get(i - 1),
+                    slots.get(i)).isEqualTo(1);
+        }
+    }
+
     /** The epoch seconds of the slots enqueued so far, in order (from the jobs' unique keys). */
     private List<Long> slots() throws Exception {
         List<Long> slots = new ArrayList<>();
