@@ -34,6 +34,20 @@ public final class DocketAdmin {
     }
 
     /**
+     * The dead-letter table grouped by kind and error (the first line of each job's last error),
+     * largest groups first, at most {@code limit} (1 to 1000) groups; {@code kind} null for all.
+     */
+    public List<DeadJobGroup> deadJobGroups(String kind, int limit) {
+        if (kind != null) {
+            Docket.checkKind(kind);
+        }
+        if (limit < 1 || limit > 1000) {
+            throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
+        }
+        return call("grouping dead jobs", () -> store.deadJobGroups(kind, limit));
+    }
+
+    /**
      * Puts dead jobs back to ready with a fresh attempt budget; their error history is kept. A dead
      * job whose unique key a live job holds now stays dead (replaying it would run it twice).
      *

@@ -78,6 +78,27 @@ class AdminTest extends DocketTest {
         assertThat(admin.replayDead(List.of(id))).isEmpty();
     }
 
+    /** Dead jobs are grouped by kind and the first line of their last error, largest group first. */
+    @Test
+    void groupsDeadJobsByError() {
+        Docket docket = runAll(0, 3);
+        docket.enqueue("other-doomed", new Item(1), JobOptions.builder().queue("third").build());
+        closeAfter(docket.worker().queue("third", 1)
+                .handler("other-doomed", Item.class, (item, ctx) -> {
+                    throw new PermanentJobFailure("quota exceeded");
+                }).start());
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+                .until(() -> queryLong("SELECT count(*) FROM {s}.dead_jobs") == 4);
+        List<DeadJobGroup> groups = docket.admin().deadJobGroups(null, 10);
+        assertThat(groups).as("three card declines (one per item) and one quota error").hasSize(4);
+        assertThat(groups).allSatisfy(g -> assertThat(g.error()).doesNotContain("\n").startsWith("dev.docket.PermanentJobFailure"));
+        assertThat(docket.admin().deadJobGroups("other-doomed", 10)).singleElement().satisfies(g -> {
+            assertThat(g.count()).isEqualTo(1);
+            assertThat(g.error()).contains("quota exceeded");
+            assertThat(g.lastDiedAt()).isNotNull();
+        });
+    }
+
     /** A scheduled job is made ready by retry(); a completed one is not touched. */
     @Test
     void retryRunsScheduledJobsNow() {

@@ -33,6 +33,7 @@ export function renderDeadLetters(main, route, session, ui) {
 
   const flash = flashArea();
   const groups = h('div', { class: 'chips', id: 'dlq-groups' });
+  const errorGroups = h('div', { class: 'chips', id: 'dlq-error-groups' });
   const replayPanel = h('section', { class: 'card replay', id: 'replay' });
   const results = h('div', { id: 'dlq-results' }, h('p', { class: 'loading', text: 'Loading…' }));
   const bulk = h('div', { class: 'bulk', id: 'dlq-bulk' });
@@ -40,6 +41,7 @@ export function renderDeadLetters(main, route, session, ui) {
   replace(main,
     h('div', { class: 'page-head' }, h('h1', { text: 'Dead letters' })),
     groups,
+    errorGroups,
     form,
     flash,
     session.canOperate ? replayPanel : null,
@@ -65,6 +67,21 @@ export function renderDeadLetters(main, route, session, ui) {
           title: num(g.recent) + ' died in the last 24 h',
         }, h('span', { text: k }), h('span', { class: 'chip-count', text: num(g.dead) }))));
   });
+
+  // The same failure usually hits many jobs: group them by the first line of their last error.
+  api.get('/api/dlq/groups' + qs({ kind: filters.kind, limit: 12 })).then(({ groups: rows }) => {
+    if (stopped || !rows.length) return;
+    replace(errorGroups, h('span', { class: 'chips-label', text: 'By error' }),
+      rows.map((g) => {
+        const text = g.error || '(no error text)';
+        const short = text.length > 90 ? text.slice(0, 90) + '…' : text;
+        return h('a', {
+          class: ['chip', 'chip-error', filters.errorContains && text.startsWith(filters.errorContains) && 'active'],
+          href: hashOf('dlq', { kind: g.kind, errorContains: text.slice(0, 200), after: '' }),
+          title: g.kind + ': ' + text + ' — last died ' + g.lastDiedAt,
+        }, h('span', { text: (filters.kind ? '' : g.kind + ' · ') + short }), h('span', { class: 'chip-count', text: num(g.count) }));
+      }));
+  }).catch(() => {});
 
   if (session.canOperate) renderReplay();
 

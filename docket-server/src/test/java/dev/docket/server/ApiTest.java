@@ -181,6 +181,14 @@ class ApiTest extends ServerTest {
         JsonNode row = get("/api/dlq?kind=charge_card", Role.VIEWER).json().get("jobs").get(0);
         assertThat(row.get("state").asText()).isEqualTo("dead");
         assertThat(row.get("errorCount").asInt()).isEqualTo(1);
+        JsonNode groups = get("/api/dlq/groups", Role.VIEWER).json().get("groups");
+        assertThat(groups).hasSize(2);
+        assertThat(groups.findValuesAsText("kind")).containsExactlyInAnyOrder("charge_card", "webhook");
+        JsonNode declined = get("/api/dlq/groups?kind=charge_card", Role.VIEWER).json().get("groups");
+        assertThat(declined).hasSize(1);
+        assertThat(declined.get(0).get("error").asText()).contains("card declined: expired");
+        assertThat(declined.get(0).get("count").asLong()).isEqualTo(1);
+        assertThat(get("/api/dlq/groups?limit=0", Role.VIEWER).status()).isEqualTo(400);
 
         Reply retried = post("/api/dlq/" + a + "/retry", Role.OPERATOR);
         assertThat(retried.status()).isEqualTo(200);

@@ -2,6 +2,7 @@ package dev.docket.internal.db;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.docket.DeadJobGroup;
 import dev.docket.JobError;
 import dev.docket.JobInfo;
 import dev.docket.JobState;
@@ -747,6 +748,23 @@ public final class JobStore {
             }
         }
         return jobs;
+    }
+
+    /** Dead jobs grouped by kind and error, largest groups first. */
+    public List<DeadJobGroup> deadJobGroups(String kind, int limit) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.deadJobGroups)) {
+            ps.setString(1, kind);
+            ps.setString(2, kind);
+            ps.setInt(3, limit);
+            List<DeadJobGroup> groups = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    groups.add(new DeadJobGroup(rs.getString(1), rs.getString(2), rs.getLong(3), instant(rs, 4),
+                            instant(rs, 5)));
+                }
+            }
+            return groups;
+        }
     }
 
     /** Puts dead jobs back to ready with a fresh attempt budget; returns the ids replayed. */

@@ -387,6 +387,16 @@ public final class Sql {
              ORDER BY id DESC
              LIMIT ?""".formatted(SUMMARY_COLUMNS);
 
+    /* Groups by the first line of the last error, cut to 200 characters: the exception and its message. */
+    private static final String DEAD_JOB_GROUPS = """
+            SELECT kind, left(split_part(coalesce(errors -> -1 ->> 'error', reason), E'\n', 1), 200) AS error,
+                   count(*), min(died_at), max(died_at)
+              FROM {{schema}}.dead_jobs
+             WHERE (?::text IS NULL OR kind = ?)
+             GROUP BY 1, 2
+             ORDER BY count(*) DESC, max(died_at) DESC
+             LIMIT ?""";
+
     /*
      * Replays dead jobs: back to ready with a fresh attempt budget, keeping their error history.
      * A dead job whose unique key a live job holds now stays dead (replaying it would duplicate).
@@ -534,6 +544,7 @@ public final class Sql {
     public final String jobList;
     public final String deadJobList;
     public final String deadJobReplay;
+    public final String deadJobGroups;
     public final String jobRunNow;
     public final String statsLive;
     public final String statsHistory;
@@ -583,6 +594,7 @@ public final class Sql {
         jobList = bind(JOB_LIST, schema);
         deadJobList = bind(DEAD_JOB_LIST, schema);
         deadJobReplay = bind(DEAD_JOB_REPLAY, schema);
+        deadJobGroups = bind(DEAD_JOB_GROUPS, schema);
         jobRunNow = bind(JOB_RUN_NOW, schema);
         statsLive = bind(STATS_LIVE, schema);
         statsHistory = bind(STATS_HISTORY, schema);

@@ -1,6 +1,7 @@
 package dev.docket.server.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.docket.DeadJobGroup;
 import dev.docket.DeadJobQuery;
 import dev.docket.DocketAdmin;
 import dev.docket.JobSummary;
@@ -77,6 +78,7 @@ public final class DlqApi {
 
     public void register(Javalin app) {
         app.get("/api/dlq", this::list, Access.READ);
+        app.get("/api/dlq/groups", this::groups, Access.READ);
         app.post("/api/dlq/retry", this::replayMatching, Access.OPERATE);
         app.get("/api/dlq/replays/{id}", this::replayStatus, Access.READ);
         app.post("/api/dlq/{id}/retry", this::retryOne, Access.OPERATE);
@@ -92,6 +94,25 @@ public final class DlqApi {
             throw ApiException.badRequest(e.getMessage());
         }
         ctx.json(Views.page("jobs", admin.deadJobs(query), query.limit()));
+    }
+
+    private void groups(Context ctx) {
+        String kind = Params.blankToNull(ctx.queryParam("kind"));
+        List<DeadJobGroup> groups;
+        try {
+            groups = admin.deadJobGroups(kind, Params.limit(ctx));
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+        ctx.json(Map.of("groups", groups.stream().map(g -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("kind", g.kind());
+            m.put("error", g.error());
+            m.put("count", g.count());
+            m.put("firstDiedAt", g.firstDiedAt());
+            m.put("lastDiedAt", g.lastDiedAt());
+            return m;
+        }).toList()));
     }
 
     private void retryOne(Context ctx) {
