@@ -91,7 +91,7 @@ class AdminTest extends DocketTest {
                 .until(() -> queryLong("SELECT count(*) FROM {s}.dead_jobs") == 4);
         List<DeadJobGroup> groups = docket.admin().deadJobGroups(null, 10);
         assertThat(groups).as("three card declines (one per item) and one quota error").hasSize(4);
-        assertThat(groups).allSatisfy(g -> assertThat(g.error()).doesNotContain("\n").startsWith("dev.docket.PermanentJobFailure"));
+        assertThat(groups).allSatisfy(g -> assertThat(g.error()).doesNotContain("\n").startsWith("PermanentJobFailure: "));
         assertThat(docket.admin().deadJobGroups("other-doomed", 10)).singleElement().satisfies(g -> {
             assertThat(g.count()).isEqualTo(1);
             assertThat(g.error()).contains("quota exceeded");

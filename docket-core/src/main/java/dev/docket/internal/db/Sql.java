@@ -387,9 +387,13 @@ public final class Sql {
              ORDER BY id DESC
              LIMIT ?""".formatted(SUMMARY_COLUMNS);
 
-    /* Groups by the first line of the last error, cut to 200 characters: the exception and its message. */
+    /*
+     * Groups by the first line of the last error, without the exception's package and cut to 200
+     * characters: the exception's simple name and its message.
+     */
     private static final String DEAD_JOB_GROUPS = """
-            SELECT kind, left(split_part(coalesce(errors -> -1 ->> 'error', reason), E'\n', 1), 200) AS error,
+            SELECT kind, left(regexp_replace(split_part(coalesce(errors -> -1 ->> 'error', reason), E'\n', 1),
+                                             '^([a-z_][a-z0-9_]*\\.)+', ''), 200) AS error,
                    count(*), min(died_at), max(died_at)
               FROM {{schema}}.dead_jobs
              WHERE (?::text IS NULL OR kind = ?)
