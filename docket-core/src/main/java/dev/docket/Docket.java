@@ -283,7 +283,7 @@ public final class Docket implements AutoCloseable {
         int version = options.payloadVersion() != null ? options.payloadVersion() : payloadVersions.getOrDefault(kind, 1);
         return new InsertRow(options.queue(), kind, json, version, options.priority(), runAtMicros, delayMillis,
                 maxAttempts, options.tenant(), options.uniqueKey(),
-                options.uniqueFor() == null ? null : options.uniqueFor().toMillis());
+                options.uniqueFor() == null ? null : options.uniqueFor().toMillis(), codec.metadataJson(options.metadata()));
     }
 
     private static long epochMicros(Instant t) {

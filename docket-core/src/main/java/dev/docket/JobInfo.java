@@ -25,11 +25,12 @@ import java.util.List;
  * @param payloadVersion the payload version it was enqueued with
  * @param payload        the payload as JSON text
  * @param errors         one entry per failed or lost attempt, oldest first
+ * @param metadata       the job's tags ({@link JobOptions.Builder#metadata}) as a JSON object
  */
 public record JobInfo(long id, String queue, String kind, JobState state, int priority, int attempt,
                       int maxAttempts, Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt,
                       String tenant, String uniqueKey, String lockedBy, String deadReason, int payloadVersion,
-                      String payload, List<JobError> errors) {
+                      String payload, List<JobError> errors, String metadata) {
 
     public JobInfo {
         errors = List.copyOf(errors);

@@ -2,7 +2,9 @@ package dev.docket;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -31,6 +33,7 @@ public final class JobOptions {
     private final String tenant;
     private final Integer payloadVersion;
     private final Duration uniqueFor;
+    private final Map<String, String> metadata;
 
     private JobOptions(Builder b) {
         this.queue = b.queue;
@@ -44,6 +47,7 @@ public final class JobOptions {
         this.tenant = b.tenant;
         this.payloadVersion = b.payloadVersion;
         this.uniqueFor = b.uniqueFor;
+        this.metadata = Map.copyOf(b.metadata);
     }
 
     /** Queue {@code "default"}, priority 0, due now, the kind's max attempts, no unique key, no tenant. */
@@ -69,6 +73,7 @@ public final class JobOptions {
         b.tenant = tenant;
         b.payloadVersion = payloadVersion;
         b.uniqueFor = uniqueFor;
+        b.metadata.putAll(metadata);
         return b;
     }
 
@@ -129,6 +134,11 @@ public final class JobOptions {
         return uniqueFor;
     }
 
+    /** Tags stored with the job (trace ids, origin...), shown in the API and dashboard; never payload data. */
+    public Map<String, String> metadata() {
+        return metadata;
+    }
+
     /** The payload's version, or {@code null} for the kind's current one (see {@link Docket.Builder#payloadVersion}). */
     public Integer payloadVersion() {
         return payloadVersion;
@@ -141,20 +151,20 @@ public final class JobOptions {
                 && Objects.equals(runAt, other.runAt) && Objects.equals(delay, other.delay)
                 && Objects.equals(maxAttempts, other.maxAttempts) && Objects.equals(uniqueKey, other.uniqueKey)
                 && Objects.equals(tenant, other.tenant) && Objects.equals(payloadVersion, other.payloadVersion)
-                && Objects.equals(uniqueFor, other.uniqueFor);
+                && Objects.equals(uniqueFor, other.uniqueFor) && metadata.equals(other.metadata);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(queue, queueSet, priority, prioritySet, runAt, delay, maxAttempts, uniqueKey, tenant,
-                payloadVersion, uniqueFor);
+                payloadVersion, uniqueFor, metadata);
     }
 
     @Override
     public String toString() {
         return "JobOptions[queue=" + queue + ", priority=" + priority + ", runAt=" + runAt + ", delay=" + delay
                 + ", maxAttempts=" + maxAttempts + ", uniqueKey=" + uniqueKey + ", tenant=" + tenant
-                + ", payloadVersion=" + payloadVersion + ", uniqueFor=" + uniqueFor + "]";
+                + ", payloadVersion=" + payloadVersion + ", uniqueFor=" + uniqueFor + ", metadata=" + metadata.keySet() + "]";
     }
 
     /** Builds {@link JobOptions}; each setter checks its value and says what was wrong. */
@@ -170,6 +180,7 @@ public final class JobOptions {
         private String tenant;
         private Integer payloadVersion;
         private Duration uniqueFor;
+        private final Map<String, String> metadata = new TreeMap<>();
 
         private Builder() {
         }
@@ -245,6 +256,26 @@ public final class JobOptions {
                 throw new IllegalArgumentException("uniqueFor must be from 1ms to 366 days, was " + period);
             }
             this.uniqueFor = period;
+            return this;
+        }
+
+        /**
+         * Adds a tag stored with the job, such as a trace id or the request that caused it: up to 32
+         * tags, keys of 1 to 64 characters, values of up to 512, no NUL. Shown to every role that may
+         * read jobs, so never put payload data here.
+         */
+        public Builder metadata(String key, String value) {
+            Objects.requireNonNull(value, "value");
+            if (key == null || key.isEmpty() || key.length() > 64 || key.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("a metadata key must be 1 to 64 characters without NUL, was " + describe(key));
+            }
+            if (value.length() > 512 || value.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("metadata value of '" + key + "' must be at most 512 characters without NUL");
+            }
+            if (!metadata.containsKey(key) && metadata.size() >= 32) {
+                throw new IllegalArgumentException("at most 32 metadata entries");
+            }
+            metadata.put(key, value);
             return this;
         }
 

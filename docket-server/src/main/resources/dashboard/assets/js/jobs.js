@@ -203,6 +203,7 @@ function facts(job) {
     ['Payload version', num(job.payloadVersion)],
     ['Dead because', job.deadReason],
   ];
+  for (const [key, value] of Object.entries(job.metadata || {})) rows.push(['Tag: ' + key, value]);
   return h('dl', { class: 'facts' }, rows.map(([k, v]) => [
     h('dt', { text: k }),
     h('dd', { class: v === null || v === undefined || v === '' ? 'muted' : null, text: v === null || v === undefined || v === '' ? '—' : v }),

@@ -168,6 +168,25 @@ class ApiTest extends ServerTest {
         assertThat(post("/api/jobs/" + id + "/retry", Role.OPERATOR).status()).isEqualTo(409);
     }
 
+    /** Metadata tags and a period-held unique key travel through the API. */
+    @Test
+    void enqueueTakesMetadataAndAUniquePeriod() {
+        Reply first = post("/api/jobs", Role.PRODUCER, "{\"kind\":\"digest\",\"payload\":{},\"uniqueKey\":\"d:1\","
+                + "\"uniqueFor\":\"1d\",\"metadata\":{\"traceId\":\"abc-123\"}}");
+        assertThat(first.status()).as(first.text()).isEqualTo(201);
+        long id = first.json().get("id").asLong();
+        assertThat(get("/api/jobs/" + id, Role.VIEWER).json().get("metadata").get("traceId").asText()).isEqualTo("abc-123");
+        docket.cancel(id);
+        Reply again = post("/api/jobs", Role.PRODUCER, "{\"kind\":\"digest\",\"payload\":{},\"uniqueKey\":\"d:1\","
+                + "\"uniqueFor\":\"1d\"}");
+        assertThat(again.status()).isEqualTo(200);
+        assertThat(again.json().get("id").asLong()).isEqualTo(id);
+        assertThat(post("/api/jobs", Role.PRODUCER, "{\"kind\":\"k\",\"payload\":{},\"metadata\":{\"n\":1}}").status())
+                .isEqualTo(400);
+        assertThat(post("/api/jobs", Role.PRODUCER, "{\"kind\":\"k\",\"payload\":{},\"uniqueFor\":\"1d\"}").status())
+                .isEqualTo(400);
+    }
+
     @Test
     void deadLetterListFiltersByKindAndError() {
         long a = enqueue("charge_card");

@@ -7,13 +7,13 @@ package dev.docket.internal.db;
  */
 public record InsertRow(String queue, String kind, String payloadJson, int payloadVersion, int priority,
                         Long runAtMicros, Long delayMillis, int maxAttempts, String tenant, String uniqueKey,
-                        Long uniqueForMillis) {
+                        Long uniqueForMillis, String metadataJson) {
 
-    /** A row whose unique key (if any) is held while the job is live. */
+    /** A row without metadata whose unique key (if any) is held while the job is live. */
     public InsertRow(String queue, String kind, String payloadJson, int payloadVersion, int priority,
                      Long runAtMicros, Long delayMillis, int maxAttempts, String tenant, String uniqueKey) {
         this(queue, kind, payloadJson, payloadVersion, priority, runAtMicros, delayMillis, maxAttempts, tenant,
-                uniqueKey, null);
+                uniqueKey, null, "{}");
     }
 
     @Override

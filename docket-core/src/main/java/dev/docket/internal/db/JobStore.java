@@ -174,6 +174,7 @@ public final class JobStore {
         Integer[] maxAttempts = new Integer[n];
         String[] tenants = new String[n];
         String[] uniqueKeys = new String[n];
+        String[] metadata = new String[n];
         for (int i = 0; i < n; i++) {
             InsertRow r = rows.get(i);
             queues[i] = r.queue();
@@ -186,6 +187,7 @@ public final class JobStore {
             maxAttempts[i] = r.maxAttempts();
             tenants[i] = r.tenant();
             uniqueKeys[i] = r.uniqueKey();
+            metadata[i] = r.metadataJson();
         }
         Map<Long, Boolean> inserted = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(sql.jobInsertMany)) {
@@ -200,6 +202,7 @@ public final class JobStore {
             ps.setArray(9, c.createArrayOf("int4", maxAttempts));
             ps.setArray(10, c.createArrayOf("text", tenants));
             ps.setArray(11, c.createArrayOf("text", uniqueKeys));
+            ps.setArray(12, c.createArrayOf("text", metadata));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     inserted.put(rs.getLong(1), rs.getBoolean(2));
@@ -609,7 +612,8 @@ public final class JobStore {
         return new JobInfo(rs.getLong(1), rs.getString(2), rs.getString(3),
                 stateOf(rs.getString(16)), rs.getInt(6), rs.getInt(8), rs.getInt(9), instant(rs, 7),
                 instant(rs, 14), instant(rs, 15), instant(rs, 17), rs.getString(10), rs.getString(11),
-                rs.getString(19), rs.getString(20), rs.getInt(5), rs.getString(4), errors(rs.getString(13)));
+                rs.getString(19), rs.getString(20), rs.getInt(5), rs.getString(4), errors(rs.getString(13)),
+                rs.getString(12));
     }
 
     private static JobState stateOf(String column) {

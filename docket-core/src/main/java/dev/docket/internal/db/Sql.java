@@ -17,11 +17,11 @@ public final class Sql {
                     tenant, unique_key, metadata)
             SELECT coalesce(u.id, nextval('{{schema}}.jobs_id_seq')), u.queue, u.kind, u.payload::jsonb, u.payload_version, u.priority,
                    CASE WHEN r.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
-                   r.run_at, u.max_attempts, u.tenant, u.unique_key, '{}'::jsonb
+                   r.run_at, u.max_attempts, u.tenant, u.unique_key, u.metadata::jsonb
               FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::int[], ?::smallint[],
-                          ?::bigint[], ?::bigint[], ?::int[], ?::text[], ?::text[])
+                          ?::bigint[], ?::bigint[], ?::int[], ?::text[], ?::text[], ?::text[])
                    AS u(id, queue, kind, payload, payload_version, priority,
-                        run_at_micros, delay_ms, max_attempts, tenant, unique_key)
+                        run_at_micros, delay_ms, max_attempts, tenant, unique_key, metadata)
              CROSS JOIN LATERAL (
                    SELECT coalesce(timestamptz 'epoch' + u.run_at_micros * interval '1 microsecond',
                                    now() + coalesce(u.delay_ms, 0) * interval '1 millisecond') AS run_at) r

@@ -67,6 +67,18 @@ public final class PayloadCodec {
         return text;
     }
 
+    /** A job's metadata tags as a JSON object. */
+    public String metadataJson(java.util.Map<String, String> metadata) {
+        if (metadata.isEmpty()) {
+            return "{}";
+        }
+        try {
+            return mapper.writeValueAsString(metadata);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("metadata cannot be written as JSON (" + e.getClass().getSimpleName() + ")");
+        }
+    }
+
     /** Reads stored payload JSON as a tree, for upcasters. */
     public JsonNode readTree(String json) {
         try {

@@ -87,6 +87,6 @@ public final class CronEnqueuer {
         InsertRow j = s.job();
         long micros = ChronoUnit.MICROS.between(Instant.EPOCH, slot);
         return new InsertRow(j.queue(), j.kind(), j.payloadJson(), j.payloadVersion(), j.priority(), micros, null,
-                j.maxAttempts(), j.tenant(), "cron:" + s.name() + ":" + slot.getEpochSecond());
+                j.maxAttempts(), j.tenant(), "cron:" + s.name() + ":" + slot.getEpochSecond(), null, j.metadataJson());
     }
 }

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
 public final class JobRequests {
 
     private static final Set<String> FIELDS = Set.of("kind", "payload", "queue", "priority", "runAt", "delay",
-            "maxAttempts", "uniqueKey", "tenant");
+            "maxAttempts", "uniqueKey", "uniqueFor", "tenant", "metadata");
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h|d)");
 
     private JobRequests() {
@@ -75,9 +75,26 @@ public final class JobRequests {
             if (uniqueKey != null) {
                 options.uniqueKey(uniqueKey);
             }
+            String uniqueFor = text(body, "uniqueFor", false);
+            if (uniqueFor != null) {
+                options.uniqueFor(parseDuration(uniqueFor));
+            }
             String tenant = text(body, "tenant", false);
             if (tenant != null) {
                 options.tenant(tenant);
+            }
+            JsonNode metadata = body.get("metadata");
+            if (metadata != null && !metadata.isNull()) {
+                if (!metadata.isObject()) {
+                    throw ApiException.badRequest("metadata must be an object of strings");
+                }
+                for (Iterator<java.util.Map.Entry<String, JsonNode>> it = metadata.fields(); it.hasNext(); ) {
+                    java.util.Map.Entry<String, JsonNode> e = it.next();
+                    if (!e.getValue().isTextual()) {
+                        throw ApiException.badRequest("metadata." + clip(e.getKey()) + " must be a string");
+                    }
+                    options.metadata(e.getKey(), e.getValue().asText());
+                }
             }
             return NewJob.of(kind, payload, options.build());
         } catch (IllegalArgumentException e) {

@@ -39,6 +39,7 @@ public final class Views {
         m.put("lockedBy", j.lockedBy());
         m.put("deadReason", j.deadReason());
         m.put("payloadVersion", j.payloadVersion());
+        m.put("metadata", new RawJson(j.metadata()));
         if (showPayload) {
             m.put("payload", new RawJson(j.payload()));
         } else {
