@@ -20,24 +20,16 @@ public final class Views {
         return state.name().toLowerCase(Locale.ROOT);
     }
 
-    /** One job; its payload only when the caller may see it, else {@code payloadRedacted: true}. */
+    /**
+     * One job: the fields of its summary, then the rest; its payload only when the caller may see
+     * it, else {@code payloadRedacted: true}.
+     */
     public static Map<String, Object> job(JobInfo j, boolean showPayload) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("id", j.id());
-        m.put("kind", j.kind());
-        m.put("queue", j.queue());
-        m.put("state", state(j.state()));
-        m.put("priority", j.priority());
-        m.put("attempt", j.attempt());
-        m.put("maxAttempts", j.maxAttempts());
-        m.put("runAt", j.runAt());
-        m.put("createdAt", j.createdAt());
-        m.put("attemptedAt", j.attemptedAt());
-        m.put("finishedAt", j.finishedAt());
-        m.put("tenant", j.tenant());
+        Map<String, Object> m = summary(new JobSummary(j.id(), j.queue(), j.kind(), j.state(), j.priority(), j.attempt(),
+                j.maxAttempts(), j.runAt(), j.createdAt(), j.attemptedAt(), j.finishedAt(), j.tenant(), j.errors().size(),
+                j.deadReason()));
         m.put("uniqueKey", j.uniqueKey());
         m.put("lockedBy", j.lockedBy());
-        m.put("deadReason", j.deadReason());
         m.put("payloadVersion", j.payloadVersion());
         m.put("metadata", new RawJson(j.metadata()));
         if (showPayload) {
