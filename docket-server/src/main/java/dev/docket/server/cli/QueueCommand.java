@@ -71,9 +71,8 @@ final class QueueCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "pause", mixinStandardHelpOptions = true,
-            description = "Stops every worker claiming from the queue; running jobs finish, enqueueing still works.")
-    static final class PauseCommand implements Callable<Integer> {
+    /** Pause and resume: the same command but for the flag it sets. */
+    abstract static class SetPausedCommand implements Callable<Integer> {
 
         @Spec
         CommandSpec spec;
@@ -84,39 +83,38 @@ final class QueueCommand implements Callable<Integer> {
         @Parameters(paramLabel = "NAME", description = "The queue.")
         String name;
 
+        abstract boolean paused();
+
         @Override
         public Integer call() {
             checkName(name);
             try (Database db = database.openMigrated(2)) {
-                db.docket().admin().pauseQueue(name);
+                if (paused()) {
+                    db.docket().admin().pauseQueue(name);
+                } else {
+                    db.docket().admin().resumeQueue(name);
+                }
             }
-            spec.commandLine().getOut().println("paused " + name);
+            spec.commandLine().getOut().println((paused() ? "paused " : "resumed ") + name);
             spec.commandLine().getOut().flush();
             return 0;
         }
     }
 
-    @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resumes a paused queue; idle workers wake at once.")
-    static final class ResumeCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DatabaseOptions database;
-
-        @Parameters(paramLabel = "NAME", description = "The queue.")
-        String name;
-
+    @Command(name = "pause", mixinStandardHelpOptions = true,
+            description = "Stops every worker claiming from the queue; running jobs finish, enqueueing still works.")
+    static final class PauseCommand extends SetPausedCommand {
         @Override
-        public Integer call() {
-            checkName(name);
-            try (Database db = database.openMigrated(2)) {
-                db.docket().admin().resumeQueue(name);
-            }
-            spec.commandLine().getOut().println("resumed " + name);
-            spec.commandLine().getOut().flush();
-            return 0;
+        boolean paused() {
+            return true;
+        }
+    }
+
+    @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resumes a paused queue; idle workers wake at once.")
+    static final class ResumeCommand extends SetPausedCommand {
+        @Override
+        boolean paused() {
+            return false;
         }
     }
 
