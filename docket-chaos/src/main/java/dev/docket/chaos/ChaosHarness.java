@@ -145,7 +145,10 @@ public final class ChaosHarness {
         Path log = runDir.resolve(name + ".log");
         logs.add(log);
         String java = ProcessHandle.current().info().command().orElse("java");
-        Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+        // A replacement JVM starts every few seconds on two cores: C1-only JIT and the serial collector keep
+        // each start from starving the others (and PostgreSQL) of CPU, which would distort the timings measured.
+        Process p = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"),
                 ChaosWorker.class.getName(), jdbcUrl, name, Long.toString(o.lease().toMillis()),
                 Integer.toString(o.concurrency()))
                 .redirectErrorStream(true)
