@@ -82,6 +82,9 @@ public final class Bench {
                         .setPGStartupWait(Duration.ofSeconds(60))
                         .setServerConfig("max_connections", "300")
                         .setServerConfig("synchronous_commit", o.synchronousCommit())
+                        // zonky turns these off by default for tests; a benchmark of durable queues needs them on
+                        .setServerConfig("fsync", "on")
+                        .setServerConfig("full_page_writes", "on")
                         .start();
                 adminUrl = "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/postgres?user=postgres";
             }
@@ -107,6 +110,8 @@ public final class Bench {
             settings.put("synchronous_commit", o.synchronousCommit() + " (server default "
                     + Db.string(c, "SHOW synchronous_commit") + ")");
             settings.put("fsync", Db.string(c, "SHOW fsync"));
+            settings.put("full_page_writes", Db.string(c, "SHOW full_page_writes"));
+            settings.put("wal_sync_method", Db.string(c, "SHOW wal_sync_method"));
             settings.put("shared_buffers", Db.string(c, "SHOW shared_buffers"));
         }
         settings.put("database", o.databaseUrl() == null ? "embedded (zonky), same host" : "external");
