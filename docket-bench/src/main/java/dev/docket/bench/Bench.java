@@ -498,7 +498,7 @@ public final class Bench {
 
     /** Docket's best figure over the best of each other system, per scenario and metric. */
     private String ratios() {
-        StringBuilder sb = new StringBuilder("\n## Ratios (Docket's best configuration / each system's best)\n\n");
+        StringBuilder sb = new StringBuilder("\n## Ratios (Docket's best configuration / each system's best; for jobs/s above 1 is Docket ahead, for ms below 1 is)\n\n");
         sb.append("| scenario | metric | vs | ratio |\n|---|---|---|---:|\n");
         boolean any = false;
         for (String metric : List.of("enqueue jobs/s|bulk", "enqueue jobs/s|single", "drain jobs/s|drain",
@@ -513,7 +513,7 @@ public final class Bench {
                 Double v = other.equals("docket") ? null : best(other, mk[1], mk[0], lowerBetter);
                 if (v != null && v > 0) {
                     any = true;
-                    sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %.2f× |%n", mk[1], mk[0], other, docket / v));
+                    sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %.3g× |%n", mk[1], mk[0], other, docket / v));
                 }
             }
         }
