@@ -1,0 +1,39 @@
+package dev.docket.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Keeps the harness working: a short run for Docket and raw SQL yields a row per system and scenario. No speed. */
+class BenchShortTest {
+
+    @Test
+    void shortRunProducesARowPerSystemAndScenario(@TempDir Path out) throws Exception {
+        List<String> scenarios = List.of("bulk", "single", "drain", "steady", "pickup");
+        Bench.Options options = Bench.parse(new String[]{"--short", "--systems", "docket,raw", "--scenarios",
+                String.join(",", scenarios), "--jobs", "2000", "--concurrency", "8", "--out", out.toString()});
+
+        List<Bench.Row> rows = new Bench(options).run();
+
+        for (String system : List.of("docket", "raw")) {
+            for (String scenario : scenarios) {
+                assertThat(rows)
+                        .as("%s %s", system, scenario)
+                        .anySatisfy(r -> {
+                            assertThat(r.system()).isEqualTo(system);
+                            assertThat(r.scenario()).isEqualTo(scenario);
+                            assertThat(r.metric()).doesNotStartWith("error");
+                            assertThat(r.values()).isNotEmpty();
+                        });
+                assertThat(rows).noneSatisfy(r -> assertThat(r.metric()).startsWith("error"));
+            }
+        }
+        assertThat(out.resolve("results.md")).exists();
+        assertThat(Files.readString(out.resolve("results.json"))).contains("\"results\"");
+        assertThat(Files.readString(out.resolve("chart.svg"))).startsWith("<svg");
+    }
+}
