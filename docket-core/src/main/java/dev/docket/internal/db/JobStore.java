@@ -86,7 +86,8 @@ public final class JobStore {
                     ids[i] = preset[pending.get(i)];
                 }
             }
-            Map<Long, Boolean> inserted = insertWithIds(c, batch, ids);
+            Map<Long, Boolean> inserted = batch.size() == 1 && ids[0] == null ? insertOne(c, batch.getFirst())
+                    : insertWithIds(c, batch, ids);
             if (batch.size() == 1 && !inserted.isEmpty()) {
                 ids[0] = inserted.keySet().iterator().next();
             }
@@ -159,6 +160,30 @@ public final class JobStore {
             }
         }
         return ids;
+    }
+
+    /** Inserts one job with a fresh id; returns it with whether the job is ready now (empty: its unique key is held). */
+    private Map<Long, Boolean> insertOne(Connection c, InsertRow r) throws SQLException {
+        Map<Long, Boolean> inserted = new HashMap<>(2);
+        try (PreparedStatement ps = c.prepareStatement(sql.jobInsertOne)) {
+            ps.setString(1, r.queue());
+            ps.setString(2, r.kind());
+            ps.setString(3, r.payloadJson());
+            ps.setInt(4, r.payloadVersion());
+            ps.setShort(5, (short) r.priority());
+            ps.setInt(6, r.maxAttempts());
+            ps.setString(7, r.tenant());
+            ps.setString(8, r.uniqueKey());
+            ps.setString(9, r.metadataJson());
+            ps.setObject(10, r.runAtMicros(), java.sql.Types.BIGINT);
+            ps.setObject(11, r.delayMillis(), java.sql.Types.BIGINT);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    inserted.put(rs.getLong(1), rs.getBoolean(2));
+                }
+            }
+        }
+        return inserted;
     }
 
     /** Returns the inserted ids, each with whether the job is ready now. */

@@ -28,6 +28,21 @@ public final class Sql {
             ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL DO NOTHING
             RETURNING j.id, j.state = 'ready'""";
 
+    /*
+     * One job, with plain parameters: the common single enqueue skips the array encoding and the
+     * unnest of the bulk statement.
+     */
+    private static final String JOB_INSERT_ONE = """
+            INSERT INTO {{schema}}.jobs AS j
+                   (queue, kind, payload, payload_version, priority, state, run_at, max_attempts, tenant, unique_key,
+                    metadata)
+            SELECT ?, ?, ?::jsonb, ?, ?, CASE WHEN r.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
+                   r.run_at, ?, ?, ?, ?::jsonb
+              FROM (SELECT coalesce(timestamptz 'epoch' + ?::bigint * interval '1 microsecond',
+                                    now() + coalesce(?::bigint, 0) * interval '1 millisecond') AS run_at) r
+            ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL DO NOTHING
+            RETURNING j.id, j.state = 'ready'""";
+
     /** Reserves ids for a bulk insert so that each input row is matched to its id by value, not by row order. */
     private static final String JOB_RESERVE_IDS = """
             SELECT nextval('{{schema}}.jobs_id_seq') FROM generate_series(1, ?)""";
@@ -506,6 +521,7 @@ public final class Sql {
             SELECT coalesce(max(version), 0) FROM {{schema}}.schema_migrations""";
 
     public final String jobInsertMany;
+    public final String jobInsertOne;
     public final String jobReserveIds;
     public final String jobFindByUniqueKeys;
     public final String queueNotify;
@@ -556,6 +572,7 @@ public final class Sql {
 
     private Sql(SchemaName schema) {
         jobInsertMany = bind(JOB_INSERT_SELECT, schema);
+        jobInsertOne = bind(JOB_INSERT_ONE, schema);
         jobReserveIds = bind(JOB_RESERVE_IDS, schema);
         jobFindByUniqueKeys = bind(JOB_FIND_BY_UNIQUE_KEYS, schema);
         queueNotify = bind(QUEUE_NOTIFY, schema);
