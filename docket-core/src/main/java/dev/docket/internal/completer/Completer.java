@@ -156,7 +156,7 @@ public final class Completer {
                     return;
                 }
                 try {
-                    Thread.sleep(Math.min(5_000L, 50L << Math.min(failures, 7)));
+                    Thread.sleep(Math.min(2_000L, 50L << Math.min(failures, 6)));
                 } catch (InterruptedException stop) {
                     if (!running) {
                         return;

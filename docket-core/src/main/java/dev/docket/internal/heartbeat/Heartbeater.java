@@ -31,7 +31,8 @@ public final class Heartbeater extends PeriodicService {
     /** {@code kindLease} gives a kind's own lease, or null for the worker's {@code lease}. */
     public Heartbeater(JobStore store, InFlight inFlight, String workerId, Duration lease,
                        Function<String, Duration> kindLease, Duration interval) {
-        super("docket-heartbeat-" + workerId, interval, log);
+        // No backoff: a heartbeat that waits longer than its interval lets leases lapse.
+        super("docket-heartbeat-" + workerId, interval, interval, log);
         this.store = store;
         this.inFlight = inFlight;
         this.workerId = workerId;

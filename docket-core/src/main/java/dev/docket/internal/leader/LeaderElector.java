@@ -44,7 +44,8 @@ public final class LeaderElector extends PeriodicService {
 
     /** Renews every {@code ttl / 3}; leadership lapses locally at 2/3 of the ttl without a renewal. */
     public LeaderElector(JobStore store, String role, String nodeId, Duration ttl, Listener listener) {
-        super("docket-leader-" + role, ttl.dividedBy(3), log);
+        // No backoff: a leader must renew on time, and a candidate should take over as soon as it can.
+        super("docket-leader-" + role, ttl.dividedBy(3), ttl.dividedBy(3), log);
         this.store = store;
         this.role = role;
         this.nodeId = nodeId;

@@ -32,7 +32,8 @@ public final class Maintainer extends PeriodicService {
 
     public Maintainer(JobStore store, Duration interval, Duration historyRetention, Duration deadJobRetention,
                       CronEnqueuer cron) {
-        super("docket-maintainer", interval, log);
+        // Short backoff: after an outage, rescue and promotion should resume within seconds.
+        super("docket-maintainer", interval, Duration.ofSeconds(2), log);
         this.store = store;
         this.cron = cron;
         this.historyRetention = historyRetention;

@@ -208,7 +208,7 @@ public final class Producer {
     }
 
     private void backOff(int failures) {
-        long nanos = TimeUnit.MILLISECONDS.toNanos(Math.min(5_000L, 50L << Math.min(failures, 7)));
+        long nanos = TimeUnit.MILLISECONDS.toNanos(Math.min(2_000L, 50L << Math.min(failures, 6)));
         lock.lock();
         try {
             while (running && nanos > 0) {

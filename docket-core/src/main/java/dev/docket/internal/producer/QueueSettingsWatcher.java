@@ -22,7 +22,7 @@ public final class QueueSettingsWatcher extends PeriodicService {
     private volatile Map<String, QueueSettings> settings = Map.of();
 
     public QueueSettingsWatcher(JobStore store, Duration interval) {
-        super("docket-queue-settings", interval, log);
+        super("docket-queue-settings", interval, Duration.ofSeconds(5), log);
         this.store = store;
     }
 

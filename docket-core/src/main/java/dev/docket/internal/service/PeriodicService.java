@@ -2,7 +2,6 @@ package dev.docket.internal.service;
 
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -10,13 +9,14 @@ import org.slf4j.Logger;
 /**
  * A service whose work is one {@link #runOnce()} repeated on a jittered interval, on a thread of
  * its own. {@code start()} and {@code stop()} are safe to call twice; an exception in one round is
- * logged and the next round backs off, so no failure ends the thread. Tests call {@code runOnce()}
+ * logged and the next round backs off (up to the service's maximum), so no failure ends the thread. Tests call {@code runOnce()}
  * directly instead of waiting for the timer.
  */
 public abstract class PeriodicService {
 
     private final String name;
     private final Duration interval;
+    private final Duration maxBackoff;
     private final Logger log;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
@@ -25,9 +25,15 @@ public abstract class PeriodicService {
     private volatile int consecutiveFailures;
     private Thread thread;
 
-    protected PeriodicService(String name, Duration interval, Logger log) {
+    /**
+     * @param maxBackoff the longest wait after failed rounds (the wait doubles per failure from
+     *                   {@code interval}); {@code interval} itself for a service that must keep its
+     *                   cadence whatever happens, such as the heartbeat, whose leases would lapse
+     */
+    protected PeriodicService(String name, Duration interval, Duration maxBackoff, Logger log) {
         this.name = name;
         this.interval = interval;
+        this.maxBackoff = maxBackoff.compareTo(interval) < 0 ? interval : maxBackoff;
         this.log = log;
     }
 
@@ -106,7 +112,7 @@ public abstract class PeriodicService {
             }
             long base = interval.toNanos();
             long backoff = consecutiveFailures == 0 ? base
-                    : Math.min(base * (1L << Math.min(consecutiveFailures, 6)), TimeUnit.SECONDS.toNanos(30));
+                    : Math.min(base * (1L << Math.min(consecutiveFailures, 6)), maxBackoff.toNanos());
             long jittered = (long) (backoff * (0.8 + 0.4 * ThreadLocalRandom.current().nextDouble()));
             await(jittered);
         }
