@@ -1,5 +1,6 @@
 package dev.docket.internal.completer;
 
+import dev.docket.internal.db.ConnectionLoss;
 import dev.docket.internal.db.Fence;
 import dev.docket.internal.db.JobStore;
 import dev.docket.internal.db.Outcome;
@@ -156,7 +157,9 @@ public final class Completer {
                     return;
                 }
                 try {
-                    Thread.sleep(Math.min(2_000L, 50L << Math.min(failures, 6)));
+                    // A lost connection is retried at once: the next attempt gets another from the pool.
+                    Thread.sleep(ConnectionLoss.isConnectionLost(e) && failures <= 20 ? 50L
+                            : Math.min(2_000L, 50L << Math.min(failures, 6)));
                 } catch (InterruptedException stop) {
                     if (!running) {
                         return;

@@ -2,6 +2,7 @@ package dev.docket.internal.producer;
 
 import dev.docket.QueueSettings;
 import dev.docket.internal.db.ClaimedJob;
+import dev.docket.internal.db.ConnectionLoss;
 import dev.docket.internal.db.JobStore;
 import dev.docket.internal.executor.JobExecutor;
 import java.sql.SQLException;
@@ -202,7 +203,7 @@ public final class Producer {
                 if (failures == 1 || failures % 10 == 0) {
                     log.warn("docket: claiming from queue {} failed ({} in a row): {}", queue, failures, e.toString());
                 }
-                backOff(failures);
+                backOff(ConnectionLoss.isConnectionLost(e) && failures <= 20 ? 1 : failures);
             }
         }
     }

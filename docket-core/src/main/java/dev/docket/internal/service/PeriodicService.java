@@ -1,5 +1,6 @@
 package dev.docket.internal.service;
 
+import dev.docket.internal.db.ConnectionLoss;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Condition;
@@ -23,6 +24,11 @@ public abstract class PeriodicService {
     private boolean woken;
     private volatile boolean running;
     private volatile int consecutiveFailures;
+    private boolean lastFailureLostConnection;
+
+    /** Lost connections are retried this many times in quick succession before backing off. */
+    private static final int FAST_RETRIES = 20;
+    private static final long FAST_RETRY_NANOS = 50_000_000L;
     private Thread thread;
 
     /**
@@ -105,6 +111,7 @@ public abstract class PeriodicService {
                     return;
                 }
             } catch (Exception | LinkageError | AssertionError e) {
+                lastFailureLostConnection = ConnectionLoss.isConnectionLost(e);
                 int failures = ++consecutiveFailures;
                 if (failures == 1 || failures % 10 == 0) {
                     log.warn("docket: {} failed ({} in a row): {}", name, failures, e.toString());
@@ -112,6 +119,7 @@ public abstract class PeriodicService {
             }
             long base = interval.toNanos();
             long backoff = consecutiveFailures == 0 ? base
+                    : lastFailureLostConnection && consecutiveFailures <= FAST_RETRIES ? Math.min(base, FAST_RETRY_NANOS)
                     : Math.min(base * (1L << Math.min(consecutiveFailures, 6)), maxBackoff.toNanos());
             long jittered = (long) (backoff * (0.8 + 0.4 * ThreadLocalRandom.current().nextDouble()));
             await(jittered);
