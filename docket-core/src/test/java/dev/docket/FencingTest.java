@@ -132,6 +132,30 @@ class FencingTest extends DocketTest {
         assertThat(docket.job(id2).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
     }
 
+    /**
+     * A heartbeat never waits for a row another transaction holds (the worker's own completer may be
+     * writing it in another order): it skips the row, extends the rest, and the held row is not returned.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(20)
+    void heartbeatSkipsRowsAnotherTransactionHolds() throws Exception {
+        List<Long> ids = docket.enqueueAll(IntStream.range(0, 2).mapToObj(i -> NewJob.of("k", null)).toList());
+        store.jobClaim("default", 2, Duration.ofSeconds(10), A);
+        Fence locked = new Fence(ids.get(0), 1);
+        Fence free = new Fence(ids.get(1), 1);
+        try (java.sql.Connection other = dataSource().getConnection()) {
+            other.setAutoCommit(false);
+            try (java.sql.Statement st = other.createStatement()) {
+                st.execute("SELECT id FROM " + schema + ".jobs WHERE id = " + locked.id() + " FOR UPDATE");
+            }
+            long started = System.nanoTime();
+            assertThat(store.jobHeartbeatMany(A, List.of(locked, free), LEASE)).containsExactly(free);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+            other.rollback();
+        }
+        assertThat(store.jobHeartbeatMany(A, List.of(locked, free), LEASE)).containsExactlyInAnyOrder(locked, free);
+    }
+
     /** A heartbeat extends only the leases its worker still holds at that attempt, and returns exactly those fences. */
     @Test
     void heartbeatExtendsOnlyHeldLeases() throws Exception {

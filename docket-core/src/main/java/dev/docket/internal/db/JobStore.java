@@ -407,6 +407,12 @@ public final class JobStore {
                 case Outcome.Snoozed z -> snoozed.add(z);
             }
         }
+        // One lock order (by id) for every statement, so two completers never wait on each other in a cycle.
+        completed.sort(java.util.Comparator.comparingLong(Fence::id));
+        retries.sort(java.util.Comparator.comparingLong(r -> r.fence().id()));
+        dead.sort(java.util.Comparator.comparingLong(d -> d.fence().id()));
+        released.sort(java.util.Comparator.comparingLong(r -> r.fence().id()));
+        snoozed.sort(java.util.Comparator.comparingLong(z -> z.fence().id()));
         Set<Fence> applied = new HashSet<>();
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
@@ -501,6 +507,7 @@ public final class JobStore {
                 ps.setArray(2, c.createArrayOf("int4", fences.stream().map(Fence::attempt).toArray()));
                 ps.setArray(3, c.createArrayOf("bigint", leases.stream().map(Duration::toMillis).toArray()));
                 ps.setString(4, workerId);
+                ps.setArray(5, c.createArrayOf("bigint", fences.stream().map(Fence::id).toArray()));
                 collectFences(ps, held);
             }
         }

@@ -244,12 +244,19 @@ public final class Sql {
              WHERE %s
             RETURNING j.id, f.attempt""".formatted(FENCE);
 
-    /* Touches only lease_until, which is in no index and no index predicate: a HOT update. */
+    /*
+     * Touches only lease_until, which is in no index and no index predicate: a HOT update. Rows that
+     * another transaction holds are skipped, never waited for: the worker's own completer may be
+     * writing them (in another order, which would deadlock), and a rescue or cancel means they are
+     * lost anyway. A skipped job counts as not extended, which only matters while its handler runs.
+     */
     private static final String JOB_HEARTBEAT_MANY = """
             UPDATE {{schema}}.jobs j
                SET lease_until = now() + f.lease_ms * interval '1 millisecond'
               FROM unnest(?::bigint[], ?::int[], ?::bigint[]) AS f(id, attempt, lease_ms)
              WHERE %s
+               AND j.id = ANY (ARRAY(SELECT id FROM {{schema}}.jobs WHERE id = ANY (?::bigint[])
+                                     FOR NO KEY UPDATE SKIP LOCKED))
             RETURNING j.id, j.attempt""".formatted(FENCE);
 
     private static final String JOB_PROMOTE_DUE = """
