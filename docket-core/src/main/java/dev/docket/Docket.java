@@ -371,7 +371,10 @@ public final class Docket implements AutoCloseable {
         workers.remove(worker);
     }
 
-    /** Gracefully stops every worker started from this instance. Safe to call twice. */
+    /**
+     * Gracefully stops every worker started from this instance. Safe to call twice. Enqueueing and the
+     * admin operations keep working afterwards (every enqueue then notifies at once).
+     */
     @Override
     public void close() {
         for (Worker w : List.copyOf(workers)) {

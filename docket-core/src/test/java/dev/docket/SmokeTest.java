@@ -29,4 +29,16 @@ class SmokeTest extends DocketTest {
         assertThat(job.attempt()).isEqualTo(1);
         assertThat(job.errors()).isEmpty();
     }
+
+    /** A closed Docket still enqueues (a burst inside the notification window included) and answers queries. */
+    @Test
+    void aClosedDocketStillEnqueues() {
+        Docket docket = docket();
+        docket.close();
+        long first = docket.enqueue("greet", new Greeting("a"));
+        long second = docket.enqueue("greet", new Greeting("b"));
+        assertThat(docket.job(first).orElseThrow().state()).isEqualTo(JobState.READY);
+        assertThat(docket.job(second).orElseThrow().state()).isEqualTo(JobState.READY);
+        assertThat(docket.admin().jobs(JobQuery.all())).hasSize(2);
+    }
 }

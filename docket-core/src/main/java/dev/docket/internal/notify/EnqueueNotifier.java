@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -69,7 +70,13 @@ public final class EnqueueNotifier implements AutoCloseable {
                 }
             }
             if (trailing.add(queue)) {
-                timer.schedule(() -> sendTrailing(queue), windowNanos, TimeUnit.NANOSECONDS);
+                try {
+                    timer.schedule(() -> sendTrailing(queue), windowNanos, TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException closed) {
+                    // The Docket was closed: no more trailing notifications, so this one goes out now.
+                    trailing.remove(queue);
+                    now.add(queue);
+                }
             }
         }
         store.queueNotify(c, now);
