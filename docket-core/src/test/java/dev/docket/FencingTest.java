@@ -10,6 +10,7 @@ import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.testing.DocketTest;
 import dev.docket.testing.Queries;
+import dev.docket.testing.TestDatabase;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -82,6 +83,48 @@ class FencingTest extends DocketTest {
         assertThat(done.errors()).hasSize(1);
         assertThat(store.writeOutcomes(B, List.of(new Outcome.Completed(current)), true))
                 .as("an outcome applies once").isEmpty();
+    }
+
+    /**
+     * Claims commit without waiting for their WAL flush, so a database crash can lose a claim whose
+     * handler already ran. The job is then back as it was before the claim; the handler's outcome
+     * must change nothing and the job must run again (at least once, never a lost outcome).
+     */
+    @Test
+    void claimLostInACrashFencesOutItsOutcomeAndTheJobRunsAgain() throws Exception {
+        long id = docket.enqueue("k", null);
+        Fence lost = claimOne(A);
+        execute("UPDATE {s}.jobs SET state = 'ready', attempt = 0, locked_by = NULL, lease_until = NULL,"
+                + " attempted_at = NULL WHERE id = " + id);
+
+        assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(lost)), true)).isEmpty();
+        assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.READY);
+
+        Fence again = claimOne(B);
+        assertThat(again).isEqualTo(new Fence(id, 1));
+        assertThat(store.writeOutcomes(B, List.of(new Outcome.Completed(again)), true)).containsExactly(again);
+        assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
+    }
+
+    /** The claim's synchronous_commit = off is local to its transaction: the pooled connection keeps the default. */
+    @Test
+    void claimLeavesItsConnectionsCommitModeAsItFoundIt() throws Exception {
+        try (var pool = TestDatabase.get().pool(1)) {
+            JobStore onePool = new JobStore(pool, new SchemaName(schema), PayloadCodec.defaultMapper());
+            docket.enqueue("k", null);
+            try (var c = pool.getConnection(); var st = c.createStatement()) {
+                st.execute("SET synchronous_commit = on"); // the test server defaults to off
+            }
+            assertThat(onePool.jobClaim("default", 1, LEASE, A)).hasSize(1);
+            assertThat(synchronousCommit(pool)).isEqualTo("on");
+        }
+    }
+
+    private static String synchronousCommit(javax.sql.DataSource pool) throws SQLException {
+        try (var c = pool.getConnection(); var rs = c.createStatement().executeQuery("SHOW synchronous_commit")) {
+            rs.next();
+            return rs.getString(1);
+        }
     }
 
     /** A worker that claims the same job again (attempt 2) fences out its own attempt-1 writes. */

@@ -345,10 +345,11 @@ class ClaimPlanTest extends DocketTest {
     }
 
     /**
-     * The claim's plan: an Update whose row source is the primary key (by the id array), fed by one
+     * The claim's plan: an Update whose row source is the primary key (by the id array), fed by an
      * InitPlan that is Limit over LockRows over an index scan of jobs_claim_idx by queue (behind the
-     * one-time filter of the queue's pause flag, a primary-key probe of the queues table); nothing
-     * else reads jobs, nothing sorts, nothing joins, nothing touches job_history.
+     * one-time filter of the queue's pause flag, a primary-key probe of the queues table), and by
+     * one that only sets synchronous_commit; nothing else reads jobs, nothing sorts, nothing joins,
+     * nothing touches job_history.
      */
     private static void assertShortClaimIndexScan(JsonNode plan, String what) {
         List<JsonNode> nodes = nodes(plan);
@@ -361,8 +362,12 @@ class ClaimPlanTest extends DocketTest {
                 initPlans.add(n);
             }
         });
-        assertThat(initPlans).as(shown).hasSize(1);
-        JsonNode limit = initPlans.getFirst();
+        assertThat(initPlans).as(shown).hasSize(2);
+        JsonNode limit = initPlans.stream().filter(n -> "Limit".equals(n.path("Node Type").asText())).findFirst()
+                .orElseThrow(() -> new AssertionError("no Limit InitPlan: " + shown));
+        JsonNode asyncCommit = initPlans.stream().filter(n -> n != limit).findFirst().orElseThrow();
+        assertThat(asyncCommit.path("Node Type").asText()).as("the synchronous_commit setting: " + shown).isEqualTo("Result");
+        assertThat(asyncCommit.has("Plans")).as("the synchronous_commit setting reads nothing: " + shown).isFalse();
         assertThat(limit.path("Node Type").asText()).as(shown).isEqualTo("Limit");
         JsonNode lockRows = null;
         for (JsonNode child : limit.path("Plans")) {
