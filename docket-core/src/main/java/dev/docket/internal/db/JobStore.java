@@ -165,7 +165,7 @@ public final class JobStore {
     /** Inserts one job with a fresh id; returns it with whether the job is ready now (empty: its unique key is held). */
     private Map<Long, Boolean> insertOne(Connection c, InsertRow r) throws SQLException {
         Map<Long, Boolean> inserted = new HashMap<>(2);
-        try (PreparedStatement ps = c.prepareStatement(sql.jobInsertOne)) {
+        try (PreparedStatement ps = c.prepareStatement(r.uniqueKey() == null ? sql.jobInsertOne : sql.jobInsertOneKeyed)) {
             ps.setString(1, r.queue());
             ps.setString(2, r.kind());
             ps.setString(3, r.payloadJson());
@@ -215,7 +215,8 @@ public final class JobStore {
             metadata[i] = r.metadataJson();
         }
         Map<Long, Boolean> inserted = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(sql.jobInsertMany)) {
+        boolean keyed = rows.stream().anyMatch(r -> r.uniqueKey() != null);
+        try (PreparedStatement ps = c.prepareStatement(keyed ? sql.jobInsertManyKeyed : sql.jobInsertMany)) {
             ps.setArray(1, c.createArrayOf("bigint", ids));
             ps.setArray(2, c.createArrayOf("text", queues));
             ps.setArray(3, c.createArrayOf("text", kinds));

@@ -56,13 +56,16 @@ public final class PayloadCodec {
             throw new IllegalArgumentException("payload of type " + payload.getClass().getName()
                     + " cannot be written as JSON (" + e.getClass().getSimpleName() + ")");
         }
-        if (ESCAPED_NUL.matcher(text).find()) {
+        if (text.contains("u0000") && ESCAPED_NUL.matcher(text).find()) {
             throw new IllegalArgumentException("payload must not contain NUL characters (PostgreSQL jsonb rejects them)");
         }
-        int size = text.getBytes(StandardCharsets.UTF_8).length;
-        if (size > maxBytes) {
-            throw new IllegalArgumentException("payload is " + size + " bytes of JSON, over the limit of "
-                    + maxBytes + " bytes; store large data elsewhere and enqueue a reference to it");
+        // A char takes at most 3 bytes in UTF-8 (a surrogate pair, 2 chars, takes 4): short texts need no count.
+        if ((long) text.length() * 3 > maxBytes) {
+            int size = text.getBytes(StandardCharsets.UTF_8).length;
+            if (size > maxBytes) {
+                throw new IllegalArgumentException("payload is " + size + " bytes of JSON, over the limit of "
+                        + maxBytes + " bytes; store large data elsewhere and enqueue a reference to it");
+            }
         }
         return text;
     }
