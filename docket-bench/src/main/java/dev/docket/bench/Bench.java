@@ -601,7 +601,7 @@ public final class Bench {
     }
 
     static final String HELP = """
-            Usage: bin/bench [options]
+            Usage: bin/bench [options]   (or: docket bench [options])
               --systems LIST            docket,raw,db-scheduler,jobrunr (default: all)
               --scenarios LIST          bulk,single,drain,steady,pickup,soak (default: all but soak)
               --jobs N                  jobs for bulk and drain (default 100000; 5000 with --short)

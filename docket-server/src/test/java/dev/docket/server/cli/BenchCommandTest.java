@@ -1,0 +1,95 @@
+package dev.docket.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.jar.Attributes;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code docket bench} hands its arguments to the benchmark jar in a JVM of its own and passes its
+ * output and exit status through. A stand-in jar ({@link FakeBench}) takes the benchmark's place:
+ * the real one is built after this module and is exercised by docket-bench's own test.
+ */
+class BenchCommandTest {
+
+    /** Prints what it was given; {@code --fail} exits 3 after a line on stderr, like a failed benchmark. */
+    public static final class FakeBench {
+        public static void main(String[] args) {
+            System.out.println("bench got: " + String.join(" ", args));
+            if (args.length > 0 && args[args.length - 1].equals("--fail")) {
+                System.err.println("bench: failed on purpose");
+                System.exit(3);
+            }
+        }
+    }
+
+    @TempDir
+    Path dir;
+
+    private final Map<String, String> env = new HashMap<>();
+
+    record Run(int exit, String out, String err) {
+    }
+
+    private Run cli(String... args) {
+        CommandLine cl = DocketCommand.commandLine(new DocketCommand(env::get));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int exit = cl.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    /** A jar whose manifest runs {@link FakeBench} from this module's test classes. */
+    private Path fakeBenchJar() throws Exception {
+        Path classes = Path.of(FakeBench.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, FakeBench.class.getName());
+        manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH, classes.toUri().toString());
+        Path jar = dir.resolve("docket-bench.jar");
+        try (OutputStream file = Files.newOutputStream(jar); JarOutputStream ignored = new JarOutputStream(file, manifest)) {
+            // the manifest is the whole jar
+        }
+        return jar;
+    }
+
+    @Test
+    void passesEveryArgumentToTheBenchmarkAndItsOutputBack() throws Exception {
+        env.put(BenchCommand.JAR_ENV, fakeBenchJar().toString());
+        Run r = cli("bench", "--short", "--systems", "docket,raw", "--help");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).isEqualTo("bench got: --short --systems docket,raw --help" + System.lineSeparator());
+        assertThat(r.err()).isEmpty();
+    }
+
+    @Test
+    void aFailingBenchmarkFailsTheCommandWithItsStatusAndMessage() throws Exception {
+        env.put(BenchCommand.JAR_ENV, fakeBenchJar().toString());
+        Run r = cli("bench", "--fail");
+        assertThat(r.exit()).isEqualTo(3);
+        assertThat(r.err()).contains("bench: failed on purpose");
+    }
+
+    @Test
+    void aMissingBenchmarkJarIsOneLineSayingHowToBuildIt() {
+        env.put(BenchCommand.JAR_ENV, dir.resolve("nowhere.jar").toString());
+        Run r = cli("bench", "--short");
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.err()).startsWith("docket: DOCKET_BENCH_JAR is ").contains("not a file");
+        assertThat(r.err().strip().lines()).hasSize(1);
+        assertThat(r.out()).isEmpty();
+    }
+}
