@@ -199,13 +199,20 @@ public final class Docket implements AutoCloseable {
     /** Like {@link #enqueueAll(List)}, saying for each job whether it was inserted. */
     public List<Enqueued> enqueueAllWithResult(List<NewJob> jobs) {
         List<InsertRow> rows = rows(jobs);
+        Set<String> readyQueues = new LinkedHashSet<>();
         try (Connection c = dataSource.getConnection()) {
             boolean single = rows.size() == 1;
             c.setAutoCommit(single);
             try {
-                List<Enqueued> result = insert(c, rows);
-                if (!single) {
+                List<Enqueued> result = insert(c, rows, readyQueues);
+                if (single) {
+                    // The insert committed by itself: local workers first, then the notification's round trip.
+                    wakeLocalWorkers(readyQueues);
+                    notifyWorkers(c, readyQueues);
+                } else {
+                    notifyWorkers(c, readyQueues);
                     c.commit();
+                    wakeLocalWorkers(readyQueues);
                 }
                 return result;
             } catch (SQLException | RuntimeException e) {
@@ -236,30 +243,37 @@ public final class Docket implements AutoCloseable {
         Objects.requireNonNull(tx, "tx");
         List<InsertRow> rows = rows(jobs);
         try {
-            return insert(tx, rows);
+            Set<String> readyQueues = new LinkedHashSet<>();
+            List<Enqueued> result = insert(tx, rows, readyQueues);
+            notifyWorkers(tx, readyQueues);
+            return result;
         } catch (SQLException e) {
             throw new DocketException("docket: enqueue failed: " + e.getMessage(), e);
         }
     }
 
-    private List<Enqueued> insert(Connection c, List<InsertRow> rows) throws SQLException {
+    /** Inserts the rows; adds to {@code readyQueues} the queues that got jobs ready now. */
+    private List<Enqueued> insert(Connection c, List<InsertRow> rows, Set<String> readyQueues) throws SQLException {
         if (rows.isEmpty()) {
             return List.of();
         }
         requireSchema(c);
         List<Inserted> inserted = store.jobInsertMany(c, rows);
         List<Enqueued> ids = new ArrayList<>(inserted.size());
-        Set<String> readyQueues = new LinkedHashSet<>();
         for (int i = 0; i < inserted.size(); i++) {
             ids.add(new Enqueued(inserted.get(i).id(), inserted.get(i).inserted()));
             if (inserted.get(i).ready()) {
                 readyQueues.add(rows.get(i).queue());
             }
         }
+        return ids;
+    }
+
+    /** Sends (or schedules) the notifications for jobs just inserted on {@code c}, delivered at its commit. */
+    private void notifyWorkers(Connection c, Set<String> readyQueues) throws SQLException {
         if (enqueueNotifier != null) {
             enqueueNotifier.afterInsert(c, readyQueues);
         }
-        return ids;
     }
 
     private List<InsertRow> rows(List<NewJob> jobs) {
@@ -361,6 +375,19 @@ public final class Docket implements AutoCloseable {
 
     Duration deadJobRetention() {
         return deadJobRetention;
+    }
+
+    /**
+     * Wakes this process's workers on queues that just got committed ready jobs. The notification
+     * reaches them too, but only after a round trip through PostgreSQL and the listener thread; this
+     * saves that in the common setup where a service both enqueues and works.
+     */
+    private void wakeLocalWorkers(Set<String> readyQueues) {
+        for (String queue : readyQueues) {
+            for (Worker w : workers) {
+                w.jobsAvailable(queue);
+            }
+        }
     }
 
     void register(Worker worker) {

@@ -57,6 +57,7 @@ public final class Worker implements AutoCloseable {
     private final QueueSettingsWatcher queueSettings;
     private final Heartbeater heartbeater;
     private final List<Producer> producers = new ArrayList<>();
+    private final Map<String, Runnable> wakers = new HashMap<>();
     private final Notifier notifier;
     private final LeaderElector elector;
     private final Maintainer maintainer;
@@ -70,7 +71,6 @@ public final class Worker implements AutoCloseable {
         Map<String, HandlerBinding<?>> handlers = new HashMap<>(b.handlers);
         this.executor = new JobExecutor(handlers, docket::retryPolicy, docket.codec(), completer, inFlight, workerId);
         this.queueSettings = new QueueSettingsWatcher(docket.store(), Duration.ofSeconds(1));
-        Map<String, Runnable> wakers = new HashMap<>();
         b.queues.forEach((queue, concurrency) -> {
             Producer p = new Producer(queue, concurrency, Math.min(concurrency, b.maxClaimBatch), b.pollInterval,
                     b.lease, workerId, docket.store(), executor, queueSettings);
@@ -123,6 +123,14 @@ public final class Worker implements AutoCloseable {
         log.info("docket: worker {} started on queues {}", workerId,
                 producers.stream().map(Producer::queue).toList());
         return this;
+    }
+
+    /** Jobs committed on {@code queue} by an enqueue in this process: claim now, without waiting for the notification. */
+    void jobsAvailable(String queue) {
+        Runnable waker = wakers.get(queue);
+        if (waker != null) {
+            waker.run();
+        }
     }
 
     /** This worker's id, as recorded in {@code locked_by} and in error entries. */

@@ -79,11 +79,12 @@ class NotificationTest extends DocketTest {
     @Test
     void idleListeningWorkerPicksUpANewJobWithinSecondsDespiteA60sPoll() {
         Docket docket = docket();
+        Docket producer = docket();
         Recorder recorder = new Recorder();
         Worker worker = listeningWorker(docket, recorder);
-        awaitListeningAndIdle(docket, docket, worker, recorder);
+        awaitListeningAndIdle(producer, docket, worker, recorder);
 
-        Duration latency = enqueueAndAwaitPickup(docket, recorder, "idle worker, 60 s poll");
+        Duration latency = enqueueAndAwaitPickup(producer, recorder, "idle worker, 60 s poll");
 
         assertThat(latency).isLessThan(PROMPT);
     }
@@ -91,9 +92,10 @@ class NotificationTest extends DocketTest {
     @Test
     void listenerReconnectsAfterItsBackendIsTerminatedAndNotificationsStillWork() {
         Docket docket = docket();
+        Docket producer = docket();
         Recorder recorder = new Recorder();
         Worker worker = listeningWorker(docket, recorder);
-        awaitListeningAndIdle(docket, docket, worker, recorder);
+        awaitListeningAndIdle(producer, docket, worker, recorder);
         int oldPid = worker.listenerBackendPid();
         assertThat(oldPid).isPositive();
 
@@ -104,9 +106,9 @@ class NotificationTest extends DocketTest {
                         && worker.listenerBackendPid() != oldPid);
         assertThat(queryLong("SELECT count(*) FROM pg_stat_activity WHERE pid = ?", worker.listenerBackendPid()))
                 .isEqualTo(1);
-        awaitListeningAndIdle(docket, docket, worker, recorder);
+        awaitListeningAndIdle(producer, docket, worker, recorder);
 
-        Duration latency = enqueueAndAwaitPickup(docket, recorder, "after the listener was killed");
+        Duration latency = enqueueAndAwaitPickup(producer, recorder, "after the listener was killed");
 
         assertThat(latency).isLessThan(PROMPT);
     }
@@ -158,11 +160,12 @@ class NotificationTest extends DocketTest {
         closeAfter(() -> db.execute("DROP SCHEMA IF EXISTS " + longSchema + " CASCADE"));
         Docket docket = closeAfter(Docket.builder(dataSource()).schema(longSchema).build());
         docket.migrate();
+        Docket producer = closeAfter(Docket.builder(dataSource()).schema(longSchema).build());
         Recorder recorder = new Recorder();
         Worker worker = listeningWorker(docket, recorder);
 
-        awaitListeningAndIdle(docket, docket, worker, recorder);
-        Duration latency = enqueueAndAwaitPickup(docket, recorder, "63-character schema name");
+        awaitListeningAndIdle(producer, docket, worker, recorder);
+        Duration latency = enqueueAndAwaitPickup(producer, recorder, "63-character schema name");
 
         assertThat(latency).isLessThan(PROMPT);
     }
@@ -170,6 +173,7 @@ class NotificationTest extends DocketTest {
     @Test
     void withoutListeningAShortPollPicksJobsUp() {
         Docket docket = docket();
+        Docket producer = docket();
         Recorder recorder = new Recorder();
         long warmUp = docket.enqueue("ping", new Ping(0));
         Worker worker = closeAfter(docket.worker()
@@ -183,7 +187,7 @@ class NotificationTest extends DocketTest {
         assertThat(worker.isListening()).isFalse();
 
         long t0 = System.nanoTime();
-        long id = docket.enqueue("ping", new Ping(1));
+        long id = producer.enqueue("ping", new Ping(1));
         await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(10)).until(() -> recorder.ran(id));
         System.out.printf("NotificationTest: pickup latency by a 200 ms poll: %.1f ms%n",
                 (recorder.startedAt.get(id) - t0) / 1e6);
@@ -192,6 +196,7 @@ class NotificationTest extends DocketTest {
     @Test
     void withoutListeningAndA60sPollANewJobWaits() {
         Docket docket = docket();
+        Docket producer = docket();
         Recorder recorder = new Recorder();
         long warmUp = docket.enqueue("ping", new Ping(0));
         closeAfter(docket.worker()
@@ -203,7 +208,7 @@ class NotificationTest extends DocketTest {
         await().atMost(PROMPT).until(() -> recorder.ran(warmUp));
         awaitState(docket, warmUp, JobState.COMPLETED, PROMPT);
 
-        long id = docket.enqueue("ping", new Ping(1));
+        long id = producer.enqueue("ping", new Ping(1));
 
         await("job stays ready without a listener").during(STAY_PUT).atMost(STAY_PUT.plusSeconds(2))
                 .until(() -> docket.job(id).orElseThrow().state() == JobState.READY && !recorder.ran(id));
@@ -266,8 +271,9 @@ class NotificationTest extends DocketTest {
     void withNotifyOnEnqueueOffAListeningWorkerIsNotWoken() {
         Docket silent = docket(b -> b.notifyOnEnqueue(false));
         Docket notifying = docket();
+        Docket workerSide = docket();
         Recorder recorder = new Recorder();
-        Worker worker = listeningWorker(silent, recorder);
+        Worker worker = listeningWorker(workerSide, recorder);
         // The warm-up comes from a notifying instance: it proves the worker listens.
         awaitListeningAndIdle(notifying, silent, worker, recorder);
 
@@ -280,15 +286,16 @@ class NotificationTest extends DocketTest {
     @Test
     void aBurstOfEnqueuesIsPickedUpCompletelyDespiteRateLimitedNotifications() {
         Docket docket = docket();
+        Docket producer = docket();
         Recorder recorder = new Recorder();
         Worker worker = listeningWorker(docket, recorder);
-        awaitListeningAndIdle(docket, docket, worker, recorder);
+        awaitListeningAndIdle(producer, docket, worker, recorder);
 
         int n = 200;
         List<Long> ids = new ArrayList<>(n);
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
-            ids.add(docket.enqueue("ping", new Ping(i)));
+            ids.add(producer.enqueue("ping", new Ping(i)));
         }
         long enqueued = System.nanoTime();
 
@@ -298,5 +305,45 @@ class NotificationTest extends DocketTest {
         System.out.printf("NotificationTest: burst of %d enqueued in %.0f ms, last started %.0f ms after the last enqueue%n",
                 n, (enqueued - t0) / 1e6, (last - enqueued) / 1e6);
         await().atMost(PROMPT).until(() -> queryLong("SELECT count(*) FROM {s}.jobs") == 0);
+    }
+
+    /**
+     * A worker started from the Docket that enqueues (one service that both produces and works) is
+     * woken in-process when the enqueue commits, without a notification: here it neither listens nor
+     * polls within the test, and both a single enqueue and a batch still run at once. An enqueue in the
+     * caller's transaction is not: its commit is the caller's, so only its notification can say when.
+     */
+    @Test
+    void anEnqueueThroughTheWorkersOwnDocketWakesItInProcess() throws Exception {
+        Docket docket = docket();
+        Recorder recorder = new Recorder();
+        long warmUp = docket.enqueue("ping", new Ping(0));
+        closeAfter(docket.worker()
+                .queue("default", 4)
+                .listen(false)
+                .pollInterval(LONG_POLL)
+                .handler("ping", Ping.class, recorder.handler())
+                .start());
+        await().atMost(PROMPT).until(() -> recorder.ran(warmUp));
+        awaitState(docket, warmUp, JobState.COMPLETED, PROMPT);
+
+        long t0 = System.nanoTime();
+        long single = docket.enqueue("ping", new Ping(1));
+        await("single enqueue woke the worker").atMost(PROMPT).pollInterval(Duration.ofMillis(5))
+                .until(() -> recorder.ran(single));
+        System.out.printf("NotificationTest: in-process pickup latency: %.1f ms%n",
+                (recorder.startedAt.get(single) - t0) / 1e6);
+        List<Long> batch = docket.enqueueAll(List.of(NewJob.of("ping", new Ping(2)), NewJob.of("ping", new Ping(3))));
+        await("batch enqueue woke the worker").atMost(PROMPT).pollInterval(Duration.ofMillis(5))
+                .until(() -> batch.stream().allMatch(recorder::ran));
+
+        long inTx;
+        try (Connection tx = dataSource().getConnection()) {
+            tx.setAutoCommit(false);
+            inTx = docket.enqueue(tx, "ping", new Ping(4), JobOptions.defaults());
+            tx.commit();
+        }
+        await("caller-transaction enqueue waits for a notification or the poll").during(STAY_PUT)
+                .atMost(STAY_PUT.plusSeconds(2)).until(() -> !recorder.ran(inTx));
     }
 }
