@@ -15,6 +15,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -591,6 +593,29 @@ public final class JobStore {
 
     public int historyCreatePartitions(int daysAhead) throws SQLException {
         return intQuery(sql.historyCreatePartitions, daysAhead);
+    }
+
+    /** Dead row versions in the jobs table, from the statistics system. */
+    public long jobDeadRows() throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.jobDeadRows);
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /**
+     * Vacuums the jobs table; returns the server's warning when it skipped the table (SQLSTATE 42501:
+     * this role may not vacuum it; 55P03: another vacuum or DDL holds it), else null.
+     */
+    public SQLWarning jobVacuum() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (Statement st = c.createStatement()) {
+                st.execute(sql.jobVacuum);
+                return st.getWarnings();
+            }
+        }
     }
 
     public int historyDropPartitions(Duration retention) throws SQLException {

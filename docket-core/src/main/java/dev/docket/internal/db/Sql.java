@@ -334,6 +334,14 @@ public final class Sql {
              WHERE id = ANY (?::bigint[]) AND state = 'running' AND lease_until < now()
             RETURNING queue""";
 
+    /* Dead row versions in the hot table, as the statistics system last saw them (at most about a second old). */
+    private static final String JOB_DEAD_ROWS = """
+            SELECT pg_stat_get_dead_tuples('{{schema}}.jobs'::regclass)""";
+
+    /* SKIP_LOCKED: an autovacuum (or DDL) already holding the table makes this a no-op instead of a wait. */
+    private static final String JOB_VACUUM = """
+            VACUUM (SKIP_LOCKED) {{schema}}.jobs""";
+
     private static final String HISTORY_CREATE_PARTITIONS = """
             SELECT {{schema}}.create_history_partitions(?::int)""";
 
@@ -577,6 +585,8 @@ public final class Sql {
     public final String jobExpiredLeases;
     public final String deadJobInsertExpired;
     public final String jobRescueExpired;
+    public final String jobDeadRows;
+    public final String jobVacuum;
     public final String historyCreatePartitions;
     public final String historyDropPartitions;
     public final String deadJobDeleteExpired;
@@ -630,6 +640,8 @@ public final class Sql {
         jobExpiredLeases = bind(EXPIRED_LEASES, schema);
         deadJobInsertExpired = bind(DEAD_JOB_INSERT_EXPIRED, schema);
         jobRescueExpired = bind(JOB_RESCUE_EXPIRED, schema);
+        jobDeadRows = bind(JOB_DEAD_ROWS, schema);
+        jobVacuum = bind(JOB_VACUUM, schema);
         historyCreatePartitions = bind(HISTORY_CREATE_PARTITIONS, schema);
         historyDropPartitions = bind(HISTORY_DROP_PARTITIONS, schema);
         deadJobDeleteExpired = bind(DEAD_JOB_DELETE_EXPIRED, schema);

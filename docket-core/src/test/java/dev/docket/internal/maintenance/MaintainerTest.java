@@ -12,6 +12,7 @@ import dev.docket.internal.db.JobStore;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.testing.DocketTest;
+import dev.docket.testing.HookedDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -64,6 +65,95 @@ class MaintainerTest extends DocketTest {
     }
 
     // ---------------------------------------------------------------- promotion
+
+    /**
+     * Runs a statement in a session asked to flush its statistics at once (PostgreSQL 15 and later;
+     * older servers send them within half a second), so that its dead rows show soon.
+     */
+    private void executeFlushingStatistics(String statement) throws SQLException {
+        try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+            if (db.serverMajorVersion() >= 15) {
+                st.execute("SELECT pg_stat_force_next_flush()");
+            }
+            st.execute(statement.replace("{s}", schema));
+        }
+    }
+
+    private long deadRows() {
+        return queryLong("SELECT pg_stat_get_dead_tuples('" + schema + ".jobs'::regclass)");
+    }
+
+    private long vacuumCount() {
+        return queryLong("SELECT vacuum_count FROM pg_stat_user_tables WHERE relid = '" + schema + ".jobs'::regclass");
+    }
+
+    /**
+     * The maintainer vacuums the jobs table itself once it holds {@code VACUUM_DEAD_ROWS} dead rows
+     * (autovacuum may be a minute away); fewer are left to autovacuum. Autovacuum is off for the
+     * table here, so the only vacuum is the maintainer's.
+     */
+    @Test
+    void aJobsTableFullOfDeadRowsIsVacuumedByTheMaintainer() throws Exception {
+        execute("ALTER TABLE {s}.jobs SET (autovacuum_enabled = false)");
+        enqueue("k", 100, JobOptions.defaults());
+        executeFlushingStatistics("DELETE FROM {s}.jobs");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> deadRows() >= 100);
+        long vacuums = vacuumCount();
+        assertThat(maintainer.vacuumIfDue()).as("100 dead rows are left to autovacuum").isFalse();
+
+        enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
+        executeFlushingStatistics("DELETE FROM {s}.jobs");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15))
+                .until(() -> deadRows() >= Maintainer.VACUUM_DEAD_ROWS);
+        assertThat(maintainer.vacuumIfDue()).isTrue();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> vacuumCount() == vacuums + 1);
+        assertThat(deadRows()).isZero();
+    }
+
+    /** A vacuum that finds the table locked (autovacuum, DDL) is skipped without waiting, and done at a later round. */
+    @Test
+    void aLockedJobsTableIsVacuumedAtALaterRound() throws Exception {
+        execute("ALTER TABLE {s}.jobs SET (autovacuum_enabled = false)");
+        enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
+        executeFlushingStatistics("DELETE FROM {s}.jobs");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15))
+                .until(() -> deadRows() >= Maintainer.VACUUM_DEAD_ROWS);
+        long vacuums = vacuumCount();
+        try (Connection holder = dataSource().getConnection(); Statement st = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            st.execute("LOCK TABLE " + schema + ".jobs IN SHARE UPDATE EXCLUSIVE MODE");
+            assertThat(maintainer.vacuumIfDue()).isFalse();
+            holder.rollback();
+        }
+        org.awaitility.Awaitility.await("a later round vacuums").atMost(Duration.ofSeconds(5))
+                .until(maintainer::vacuumIfDue);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> vacuumCount() == vacuums + 1);
+    }
+
+    /** A role that may not vacuum the table gets the server's warning once; then autovacuum alone keeps it. */
+    @Test
+    void aRoleThatMayNotVacuumTheTableLeavesItToAutovacuum() throws Exception {
+        execute("ALTER TABLE {s}.jobs SET (autovacuum_enabled = false)");
+        String role = schema + "_no_vacuum";
+        execute("CREATE ROLE " + role);
+        closeAfter(() -> execute("DROP OWNED BY " + role + "; DROP ROLE " + role));
+        execute("GRANT USAGE ON SCHEMA {s} TO " + role);
+        execute("GRANT SELECT ON {s}.jobs TO " + role);
+        var pool = closeAfter(db.pool(2));
+        Maintainer limited = new Maintainer(new JobStore(HookedDataSource.withSessionSetting(pool, "SET ROLE " + role),
+                new SchemaName(schema), PayloadCodec.defaultMapper()),
+                Duration.ofSeconds(1), Duration.ofDays(7), Duration.ofDays(30));
+        enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
+        executeFlushingStatistics("DELETE FROM {s}.jobs");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15))
+                .until(() -> deadRows() >= Maintainer.VACUUM_DEAD_ROWS);
+        long vacuums = vacuumCount();
+
+        assertThat(limited.vacuumIfDue()).isFalse();
+        assertThat(limited.vacuumIfDue()).isFalse();
+        assertThat(vacuumCount()).isEqualTo(vacuums);
+        assertThat(deadRows()).isGreaterThanOrEqualTo(Maintainer.VACUUM_DEAD_ROWS);
+    }
 
     @Test
     void aScheduledJobBecomesReadyOnceDueAndNotBefore() throws Exception {
