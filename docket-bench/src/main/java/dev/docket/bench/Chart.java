@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** A hand-written SVG: drain jobs/s per system and config, and idle pickup p50/p99 per system. */
+/** A hand-written SVG: drain and enqueue jobs/s per system and config, and idle pickup p50/p99 per system. */
 final class Chart {
     private Chart() {
     }
@@ -17,6 +17,7 @@ final class Chart {
         List<Bench.Row> drain = new ArrayList<>();
         List<Bench.Row> p50 = new ArrayList<>();
         List<Bench.Row> p99 = new ArrayList<>();
+        List<Bench.Row> enqueue = new ArrayList<>();
         for (Bench.Row r : rows) {
             if (r.values().isEmpty()) {
                 continue;
@@ -25,6 +26,7 @@ final class Chart {
                 case "drain jobs/s" -> drain.add(r);
                 case "pickup p50 ms" -> p50.add(r);
                 case "pickup p99 ms" -> p99.add(r);
+                case "enqueue jobs/s" -> enqueue.add(r);
                 default -> {
                 }
             }
@@ -35,8 +37,9 @@ final class Chart {
         int plot = width - left - 120;
         StringBuilder sb = new StringBuilder();
         int h1 = 60 + drain.size() * (barH + 6);
-        int h2 = 50 + p50.size() * (2 * barH + 10);
-        int height = h1 + h2 + 40;
+        int h2 = 45 + enqueue.size() * (barH + 6);
+        int h3 = 50 + p50.size() * (2 * barH + 10);
+        int height = h1 + h2 + h3 + 40;
         sb.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                 + "font-family=\"sans-serif\" font-size=\"13\">%n", width, height));
         sb.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
@@ -45,23 +48,32 @@ final class Chart {
         sb.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"40\" fill=\"#555\">PostgreSQL %s, synchronous_commit=%s, "
                 + "%s CPUs, %s jobs, %s mode</text>%n", esc(settings.get("postgres")), esc(settings.get("synchronous_commit")),
                 settings.get("cpus"), settings.get("jobs"), settings.get("mode")));
-        double maxDrain = drain.stream().mapToDouble(Bench.Row::max).max().orElse(1);
+        Scale drainScale = linear(drain.stream().mapToDouble(Bench.Row::max).max().orElse(1));
         int y = 55;
         for (Bench.Row r : drain) {
-            bar(sb, y, barH, left, plot, r, maxDrain, r.system() + " " + r.config(), " jobs/s");
+            bar(sb, y, barH, left, plot, r, drainScale, r.system() + " " + r.config(), " jobs/s");
+            y += barH + 6;
+        }
+        y += 30;
+        sb.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%d\" font-size=\"15\" font-weight=\"bold\">Enqueue: "
+                + "jobs/s, 1,000 per transaction (bulk) and one per transaction (single)</text>%n", y));
+        y += 15;
+        Scale enqueueScale = linear(enqueue.stream().mapToDouble(Bench.Row::max).max().orElse(1));
+        for (Bench.Row r : enqueue) {
+            bar(sb, y, barH, left, plot, r, enqueueScale, r.system() + " " + r.scenario(), " jobs/s");
             y += barH + 6;
         }
         y += 30;
         sb.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%d\" font-size=\"15\" font-weight=\"bold\">Idle pickup: "
-                + "enqueue commit to handler start, ms (p50 light, p99 dark)</text>%n", y));
+                + "enqueue commit to handler start, ms, log scale (p50 light, p99 dark)</text>%n", y));
         y += 15;
-        double maxLat = p99.stream().mapToDouble(Bench.Row::max).max().orElse(1);
+        Scale latencyScale = logarithmic(p99.stream().mapToDouble(Bench.Row::max).max().orElse(1));
         for (int i = 0; i < p50.size(); i++) {
             Bench.Row a = p50.get(i);
-            bar(sb, y, barH, left, plot, a, maxLat, a.system() + " p50", " ms");
+            bar(sb, y, barH, left, plot, a, latencyScale, a.system() + " p50", " ms");
             y += barH + 2;
             if (i < p99.size()) {
-                bar(sb, y, barH, left, plot, p99.get(i), maxLat, a.system() + " p99", " ms");
+                bar(sb, y, barH, left, plot, p99.get(i), latencyScale, a.system() + " p99", " ms");
             }
             y += barH + 8;
         }
@@ -69,12 +81,28 @@ final class Chart {
         return sb.toString();
     }
 
-    private static void bar(StringBuilder sb, int y, int h, int left, int plot, Bench.Row r, double max, String label,
+    /** Where a value falls on a bar's scale, 0 to 1. */
+    private interface Scale {
+        double at(double value);
+    }
+
+    private static Scale linear(double max) {
+        return v -> max <= 0 ? 0 : v / max;
+    }
+
+    /** Logarithmic from 0.1 (ms) up: pickup latencies span 0.3 ms to 5 s. */
+    private static Scale logarithmic(double max) {
+        double floor = 0.1;
+        double span = Math.log10(Math.max(max, floor * 10) / floor);
+        return v -> v <= floor ? 0 : Math.log10(v / floor) / span;
+    }
+
+    private static void bar(StringBuilder sb, int y, int h, int left, int plot, Bench.Row r, Scale scale, String label,
                             String unit) {
         String color = COLORS.getOrDefault(r.system(), "#444");
-        double w = max <= 0 ? 0 : r.median() / max * plot;
-        double x1 = left + r.min() / max * plot;
-        double x2 = left + r.max() / max * plot;
+        double w = scale.at(r.median()) * plot;
+        double x1 = left + scale.at(r.min()) * plot;
+        double x2 = left + scale.at(r.max()) * plot;
         boolean dark = label.endsWith("p99");
         sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n", left - 8,
                 y + h - 6, esc(label)));
