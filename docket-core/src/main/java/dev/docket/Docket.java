@@ -25,6 +25,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A job queue in PostgreSQL. One instance per application and schema; thread-safe.
@@ -45,6 +47,8 @@ import javax.sql.DataSource;
  * instance started; it does not close the data source.
  */
 public final class Docket implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Docket.class);
 
     /** The longest kind name, in characters. */
     public static final int MAX_KIND_LENGTH = 255;
@@ -208,7 +212,7 @@ public final class Docket implements AutoCloseable {
                 if (single) {
                     // The insert committed by itself: local workers first, then the notification's round trip.
                     wakeLocalWorkers(readyQueues);
-                    notifyWorkers(c, readyQueues);
+                    notifyAfterCommit(c, readyQueues);
                 } else {
                     notifyWorkers(c, readyQueues);
                     c.commit();
@@ -267,6 +271,19 @@ public final class Docket implements AutoCloseable {
             }
         }
         return ids;
+    }
+
+    /**
+     * Notifies for a single enqueue that has already committed. Its failure must not fail the
+     * enqueue: the caller would enqueue the job again. The workers' poll finds the job instead.
+     */
+    private void notifyAfterCommit(Connection c, Set<String> readyQueues) {
+        try {
+            notifyWorkers(c, readyQueues);
+        } catch (SQLException e) {
+            log.warn("docket: a job was enqueued but its notification failed; workers will find it at their next poll: {}",
+                    e.getMessage());
+        }
     }
 
     /** Sends (or schedules) the notifications for jobs just inserted on {@code c}, delivered at its commit. */

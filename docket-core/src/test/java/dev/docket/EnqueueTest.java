@@ -514,4 +514,43 @@ class EnqueueTest extends DocketTest {
             return rs.getLong(1);
         }
     }
+
+    /**
+     * A single enqueue commits before its notification goes out. If the notification then fails, the
+     * enqueue still succeeds: reporting a failure would make the caller enqueue the job a second time.
+     */
+    @Test
+    void aSingleEnqueueThatCommittedSucceedsThoughItsNotificationFails() {
+        docket();
+        javax.sql.DataSource failingNotify = (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
+                    Object result = invoke(method, dataSource(), args);
+                    return result instanceof Connection c ? notifyFailing(c) : result;
+                });
+        Docket docket = closeAfter(Docket.builder(failingNotify).schema(schema).build());
+
+        long id = docket.enqueue("k", null);
+
+        assertThat(docket.job(id)).hasValueSatisfying(j -> assertThat(j.state()).isEqualTo(JobState.READY));
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isEqualTo(1);
+    }
+
+    /** A connection whose pg_notify statements fail, as they would when the connection drops right after a commit. */
+    private static Connection notifyFailing(Connection target) {
+        return (Connection) java.lang.reflect.Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("prepareStatement") && String.valueOf(args[0]).contains("pg_notify")) {
+                        throw new SQLException("connection lost after the commit", "08006");
+                    }
+                    return invoke(method, target, args);
+                });
+    }
+
+    private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
 }
