@@ -66,6 +66,23 @@ class NotificationTest extends DocketTest {
         awaitState(docket, warmUp, JobState.COMPLETED, PROMPT);
     }
 
+    /**
+     * Starts a worker without LISTEN and with a 60 s poll, and waits until it ran a warm-up job
+     * enqueued before its start (so its first claim is over): nothing but an in-process wake-up can
+     * make it claim within the test now.
+     */
+    private void startIdleWorkerThatNeitherListensNorPolls(Docket docket, Recorder recorder) {
+        long warmUp = docket.enqueue("ping", new Ping(0));
+        closeAfter(docket.worker()
+                .queue("default", 4)
+                .listen(false)
+                .pollInterval(LONG_POLL)
+                .handler("ping", Ping.class, recorder.handler())
+                .start());
+        await().atMost(PROMPT).until(() -> recorder.ran(warmUp));
+        awaitState(docket, warmUp, JobState.COMPLETED, PROMPT);
+    }
+
     /** Enqueues a job and returns how long it took until its handler started. */
     private Duration enqueueAndAwaitPickup(Docket docket, Recorder recorder, String what) {
         long t0 = System.nanoTime();
@@ -198,15 +215,7 @@ class NotificationTest extends DocketTest {
         Docket docket = docket();
         Docket producer = docket();
         Recorder recorder = new Recorder();
-        long warmUp = docket.enqueue("ping", new Ping(0));
-        closeAfter(docket.worker()
-                .queue("default", 4)
-                .listen(false)
-                .pollInterval(LONG_POLL)
-                .handler("ping", Ping.class, recorder.handler())
-                .start());
-        await().atMost(PROMPT).until(() -> recorder.ran(warmUp));
-        awaitState(docket, warmUp, JobState.COMPLETED, PROMPT);
+        startIdleWorkerThatNeitherListensNorPolls(docket, recorder);
 
         long id = producer.enqueue("ping", new Ping(1));
 
@@ -317,15 +326,7 @@ class NotificationTest extends DocketTest {
     void anEnqueueThroughTheWorkersOwnDocketWakesItInProcess() throws Exception {
         Docket docket = docket();
         Recorder recorder = new Recorder();
-        long warmUp = docket.enqueue("ping", new Ping(0));
-        closeAfter(docket.worker()
-                .queue("default", 4)
-                .listen(false)
-                .pollInterval(LONG_POLL)
-                .handler("ping", Ping.class, recorder.handler())
-                .start());
-        await().atMost(PROMPT).until(() -> recorder.ran(warmUp));
-        awaitState(docket, warmUp, JobState.COMPLETED, PROMPT);
+        startIdleWorkerThatNeitherListensNorPolls(docket, recorder);
 
         long t0 = System.nanoTime();
         long single = docket.enqueue("ping", new Ping(1));

@@ -48,21 +48,11 @@ final class Chart {
         sb.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"40\" fill=\"#555\">PostgreSQL %s, synchronous_commit=%s, "
                 + "%s CPUs, %s jobs, %s mode</text>%n", esc(settings.get("postgres")), esc(settings.get("synchronous_commit")),
                 settings.get("cpus"), settings.get("jobs"), settings.get("mode")));
-        Scale drainScale = linear(drain.stream().mapToDouble(Bench.Row::max).max().orElse(1));
-        int y = 55;
-        for (Bench.Row r : drain) {
-            bar(sb, y, barH, left, plot, r, drainScale, r.system() + " " + r.config(), " jobs/s");
-            y += barH + 6;
-        }
+        int y = throughputBars(sb, 55, barH, left, plot, drain, r -> r.config());
         y += 30;
         sb.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%d\" font-size=\"15\" font-weight=\"bold\">Enqueue: "
                 + "jobs/s, 1,000 per transaction (bulk) and one per transaction (single)</text>%n", y));
-        y += 15;
-        Scale enqueueScale = linear(enqueue.stream().mapToDouble(Bench.Row::max).max().orElse(1));
-        for (Bench.Row r : enqueue) {
-            bar(sb, y, barH, left, plot, r, enqueueScale, r.system() + " " + r.scenario(), " jobs/s");
-            y += barH + 6;
-        }
+        y = throughputBars(sb, y + 15, barH, left, plot, enqueue, r -> r.scenario());
         y += 30;
         sb.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%d\" font-size=\"15\" font-weight=\"bold\">Idle pickup: "
                 + "enqueue commit to handler start, ms, log scale (p50 light, p99 dark)</text>%n", y));
@@ -79,6 +69,17 @@ final class Chart {
         }
         sb.append("</svg>\n");
         return sb.toString();
+    }
+
+    /** One jobs/s bar per row on a shared linear scale, labelled with the system and {@code what}; returns the next y. */
+    private static int throughputBars(StringBuilder sb, int y, int barH, int left, int plot, List<Bench.Row> rows,
+                                      java.util.function.Function<Bench.Row, String> what) {
+        Scale scale = linear(rows.stream().mapToDouble(Bench.Row::max).max().orElse(1));
+        for (Bench.Row r : rows) {
+            bar(sb, y, barH, left, plot, r, scale, r.system() + " " + what.apply(r), " jobs/s");
+            y += barH + 6;
+        }
+        return y;
     }
 
     /** Where a value falls on a bar's scale, 0 to 1. */
