@@ -52,6 +52,35 @@ class WorkerConcurrencyTest extends DocketTest {
         runAllExactlyOnce(8, 1, 1, 2_000, Duration.ofSeconds(100));
     }
 
+    /**
+     * Outcomes that cannot be written (here the history table is locked) hold the claims back: a
+     * worker with 4 slots has at most one batch (4) beyond its running handlers claimed and
+     * unsettled, however fast its handlers return. Without that bound it claimed all 1,000 jobs,
+     * whose leases then ran out while their outcomes waited.
+     */
+    @Test
+    @Timeout(60)
+    void claimsWaitForOutcomesThatCannotBeWritten() throws Exception {
+        Docket docket = docket();
+        docket.enqueueAll(IntStream.range(0, 1000).mapToObj(i -> NewJob.of("work", new Work(i))).toList());
+        Set<Integer> ran = ConcurrentHashMap.newKeySet();
+        try (java.sql.Connection lock = dataSource().getConnection(); java.sql.Statement st = lock.createStatement()) {
+            lock.setAutoCommit(false);
+            st.execute("LOCK TABLE " + schema + ".job_history IN EXCLUSIVE MODE");
+            closeAfter(docket.worker()
+                    .queue("default", 4)
+                    .handler("work", Work.class, (w, ctx) -> ran.add(w.index()))
+                    .start());
+            await().atMost(Duration.ofSeconds(10)).until(() -> ran.size() == 8);
+            await("no claims beyond one batch while outcomes wait").during(Duration.ofSeconds(1))
+                    .atMost(Duration.ofSeconds(3)).until(() -> ran.size() == 8
+                            && queryLong("SELECT count(*) FROM {s}.jobs WHERE state = 'running'") == 8);
+            lock.rollback();
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> queryLong("SELECT count(*) FROM {s}.jobs") == 0);
+        assertThat(ran).hasSize(1000);
+    }
+
     private void runAllExactlyOnce(int workers, int concurrency, int maxClaimBatch, int jobs, Duration within) {
         Docket enqueuer = docket();
         Set<Long> enqueued = new HashSet<>();
