@@ -67,15 +67,22 @@ class MaintainerTest extends DocketTest {
     // ---------------------------------------------------------------- promotion
 
     /**
-     * Runs a statement in a session asked to flush its statistics at once (PostgreSQL 15 and later;
-     * older servers send them within half a second), so that its dead rows show soon.
+     * Runs a statement and waits until the statistics system shows at least {@code atLeast} dead rows
+     * in the jobs table. A session reports its statistics when it goes idle, at most every 500 ms
+     * (before PostgreSQL 15) or every second: it is asked to flush at once where it can, and it runs a
+     * trivial statement while the test waits so that it goes idle again.
      */
-    private void executeFlushingStatistics(String statement) throws SQLException {
+    private void executeAndAwaitDeadRows(String statement, long atLeast) throws SQLException {
         try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
             if (db.serverMajorVersion() >= 15) {
                 st.execute("SELECT pg_stat_force_next_flush()");
             }
             st.execute(statement.replace("{s}", schema));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        st.execute("SELECT 1");
+                        return deadRows() >= atLeast;
+                    });
         }
     }
 
@@ -96,15 +103,12 @@ class MaintainerTest extends DocketTest {
     void aJobsTableFullOfDeadRowsIsVacuumedByTheMaintainer() throws Exception {
         execute("ALTER TABLE {s}.jobs SET (autovacuum_enabled = false)");
         enqueue("k", 100, JobOptions.defaults());
-        executeFlushingStatistics("DELETE FROM {s}.jobs");
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> deadRows() >= 100);
+        executeAndAwaitDeadRows("DELETE FROM {s}.jobs", 100);
         long vacuums = vacuumCount();
         assertThat(maintainer.vacuumIfDue()).as("100 dead rows are left to autovacuum").isFalse();
 
         enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
-        executeFlushingStatistics("DELETE FROM {s}.jobs");
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15))
-                .until(() -> deadRows() >= Maintainer.VACUUM_DEAD_ROWS);
+        executeAndAwaitDeadRows("DELETE FROM {s}.jobs", Maintainer.VACUUM_DEAD_ROWS);
         assertThat(maintainer.vacuumIfDue()).isTrue();
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> vacuumCount() == vacuums + 1);
         assertThat(deadRows()).isZero();
@@ -115,9 +119,7 @@ class MaintainerTest extends DocketTest {
     void aLockedJobsTableIsVacuumedAtALaterRound() throws Exception {
         execute("ALTER TABLE {s}.jobs SET (autovacuum_enabled = false)");
         enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
-        executeFlushingStatistics("DELETE FROM {s}.jobs");
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15))
-                .until(() -> deadRows() >= Maintainer.VACUUM_DEAD_ROWS);
+        executeAndAwaitDeadRows("DELETE FROM {s}.jobs", Maintainer.VACUUM_DEAD_ROWS);
         long vacuums = vacuumCount();
         try (Connection holder = dataSource().getConnection(); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
@@ -144,9 +146,7 @@ class MaintainerTest extends DocketTest {
                 new SchemaName(schema), PayloadCodec.defaultMapper()),
                 Duration.ofSeconds(1), Duration.ofDays(7), Duration.ofDays(30));
         enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
-        executeFlushingStatistics("DELETE FROM {s}.jobs");
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15))
-                .until(() -> deadRows() >= Maintainer.VACUUM_DEAD_ROWS);
+        executeAndAwaitDeadRows("DELETE FROM {s}.jobs", Maintainer.VACUUM_DEAD_ROWS);
         long vacuums = vacuumCount();
 
         assertThat(limited.vacuumIfDue()).isFalse();
