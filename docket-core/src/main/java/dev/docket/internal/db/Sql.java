@@ -43,7 +43,7 @@ public final class Sql {
 
     /*
      * Rows with a unique key are inserted with ON CONFLICT, which makes every row a speculative
-     * insertion (an extra index probe and WAL record per row): about 30% of a 1,000-row insert.
+     * insertion (an extra index probe and WAL record per row): a quarter of a 1,000-row insert (8.1 ms against 6.2).
      * Batches without keys skip it; a NULL key never conflicts, so the result is the same.
      */
     private static final String JOB_INSERT_KEYED = """
