@@ -4,7 +4,7 @@ import com.cronutils.model.time.ExecutionTime;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.Inserted;
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.maintenance.CronEnqueuer;
@@ -55,7 +55,7 @@ public final class Docket implements AutoCloseable {
 
     private final DataSource dataSource;
     private final SchemaName schema;
-    private final JobStore store;
+    private final Database store;
     private final PayloadCodec codec;
     private final RetryPolicy defaultRetryPolicy;
     private final Map<String, RetryPolicy> retryPolicies;
@@ -73,7 +73,7 @@ public final class Docket implements AutoCloseable {
         this.dataSource = b.dataSource;
         this.schema = new SchemaName(b.schema);
         this.codec = new PayloadCodec(b.objectMapper, b.maxPayloadBytes);
-        this.store = new JobStore(dataSource, schema, b.objectMapper);
+        this.store = new Database(dataSource, schema, b.objectMapper);
         this.defaultRetryPolicy = b.defaultRetryPolicy;
         this.retryPolicies = Map.copyOf(b.retryPolicies);
         this.payloadVersions = Map.copyOf(b.payloadVersions);
@@ -125,8 +125,8 @@ public final class Docket implements AutoCloseable {
 
     /** The schema version in the database; 0 when Docket's tables do not exist. */
     public int schemaVersion() {
-        try (Connection c = dataSource.getConnection()) {
-            return store.schemaVersion(c);
+        try {
+            return store.schema().version();
         } catch (SQLException e) {
             throw new DocketException("docket: cannot read the schema version: " + e.getMessage(), e);
         }
@@ -141,7 +141,7 @@ public final class Docket implements AutoCloseable {
         if (schemaChecked) {
             return;
         }
-        int found = store.schemaVersion(c);
+        int found = store.schema().version(c);
         int wanted = supportedSchemaVersion();
         if (found < wanted) {
             throw new DocketException("docket: schema " + schema.name() + " is at version " + found
@@ -262,7 +262,7 @@ public final class Docket implements AutoCloseable {
             return List.of();
         }
         requireSchema(c);
-        List<Inserted> inserted = store.jobInsertMany(c, rows);
+        List<Inserted> inserted = store.jobInserts().insertMany(c, rows);
         List<Enqueued> ids = new ArrayList<>(inserted.size());
         for (int i = 0; i < inserted.size(); i++) {
             ids.add(new Enqueued(inserted.get(i).id(), inserted.get(i).inserted()));
@@ -333,7 +333,7 @@ public final class Docket implements AutoCloseable {
     /** Finds a job wherever it lives: waiting or running, completed or cancelled, or dead. */
     public Optional<JobInfo> job(long id) {
         try {
-            return store.jobFind(id);
+            return store.jobs().find(id);
         } catch (SQLException e) {
             throw new DocketException("docket: looking up job " + id + " failed: " + e.getMessage(), e);
         }
@@ -349,7 +349,7 @@ public final class Docket implements AutoCloseable {
      */
     public boolean cancel(long id) {
         try {
-            return store.jobCancel(id).isPresent();
+            return store.jobs().cancel(id).isPresent();
         } catch (SQLException e) {
             throw new DocketException("docket: cancelling job " + id + " failed: " + e.getMessage(), e);
         }
@@ -370,7 +370,7 @@ public final class Docket implements AutoCloseable {
         return new Worker.Builder(this);
     }
 
-    JobStore store() {
+    Database store() {
         return store;
     }
 

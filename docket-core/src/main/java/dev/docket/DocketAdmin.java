@@ -1,6 +1,6 @@
 package dev.docket;
 
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
 import java.sql.SQLException;
 import java.util.Collection;
 import java.util.List;
@@ -13,23 +13,23 @@ import java.util.Objects;
  */
 public final class DocketAdmin {
 
-    private final JobStore store;
+    private final Database store;
 
-    DocketAdmin(JobStore store) {
+    DocketAdmin(Database store) {
         this.store = store;
     }
 
     /** One page of jobs, wherever they live, newest first. */
     public List<JobSummary> jobs(JobQuery query) {
         Objects.requireNonNull(query, "query");
-        return call("listing jobs", () -> store.jobList(query.state(), query.queue(), query.kind(), query.before(),
+        return call("listing jobs", () -> store.jobs().list(query.state(), query.queue(), query.kind(), query.before(),
                 query.limit()));
     }
 
     /** One page of the dead-letter table, newest first. */
     public List<JobSummary> deadJobs(DeadJobQuery query) {
         Objects.requireNonNull(query, "query");
-        return call("listing dead jobs", () -> store.deadJobList(query.kind(), query.errorContains(), query.before(),
+        return call("listing dead jobs", () -> store.deadJobs().list(query.kind(), query.errorContains(), query.before(),
                 query.limit()));
     }
 
@@ -44,7 +44,7 @@ public final class DocketAdmin {
         if (limit < 1 || limit > 1000) {
             throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
         }
-        return call("grouping dead jobs", () -> store.deadJobGroups(kind, limit));
+        return call("grouping dead jobs", () -> store.deadJobs().groups(kind, limit));
     }
 
     /**
@@ -55,7 +55,7 @@ public final class DocketAdmin {
      */
     public List<Long> replayDead(Collection<Long> ids) {
         Objects.requireNonNull(ids, "ids");
-        return call("replaying dead jobs", () -> store.deadJobReplay(List.copyOf(ids)));
+        return call("replaying dead jobs", () -> store.deadJobs().replay(List.copyOf(ids)));
     }
 
     /**
@@ -65,7 +65,7 @@ public final class DocketAdmin {
      * @return false if the job is neither dead nor scheduled
      */
     public boolean retry(long id) {
-        return call("retrying job " + id, () -> !store.deadJobReplay(List.of(id)).isEmpty() || store.jobRunNow(id));
+        return call("retrying job " + id, () -> !store.deadJobs().replay(List.of(id)).isEmpty() || store.jobs().runNow(id));
     }
 
     /**
@@ -75,7 +75,7 @@ public final class DocketAdmin {
     public void pauseQueue(String queue) {
         JobOptions.builder().queue(queue);
         call("pausing queue " + queue, () -> {
-            store.queueSetPaused(queue, true);
+            store.queues().setPaused(queue, true);
             return null;
         });
     }
@@ -84,7 +84,7 @@ public final class DocketAdmin {
     public void resumeQueue(String queue) {
         JobOptions.builder().queue(queue);
         call("resuming queue " + queue, () -> {
-            store.queueSetPaused(queue, false);
+            store.queues().setPaused(queue, false);
             return null;
         });
     }
@@ -103,24 +103,24 @@ public final class DocketAdmin {
             throw new IllegalArgumentException("tenantMaxRunning must be >= 1, was " + tenantMaxRunning);
         }
         call("setting limits of queue " + queue, () -> {
-            store.queueSetLimits(queue, maxRunning, tenantMaxRunning);
+            store.queues().setLimits(queue, maxRunning, tenantMaxRunning);
             return null;
         });
     }
 
     /** The queues that have settings of their own (paused, or capped); others have the defaults. */
     public List<QueueSettings> queues() {
-        return call("listing queues", store::queueList);
+        return call("listing queues", store.queues()::list);
     }
 
     /** Running jobs per queue and tenant, across the cluster: who is using a queue's capacity now. */
     public List<TenantRunning> runningByTenant() {
-        return call("counting running jobs per tenant", store::statsRunningByTenant);
+        return call("counting running jobs per tenant", store.stats()::runningByTenant);
     }
 
     /** Statistics per queue and kind, for the whole cluster; see {@link QueueStats}. */
     public List<QueueStats> stats() {
-        return call("computing statistics", store::stats);
+        return call("computing statistics", store.stats()::stats);
     }
 
     private interface Query<T> {

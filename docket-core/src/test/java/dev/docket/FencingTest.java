@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.docket.internal.db.ClaimedJob;
 import dev.docket.internal.db.Fence;
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.JobQueries;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Outcome;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
@@ -13,6 +14,7 @@ import dev.docket.testing.Queries;
 import dev.docket.testing.TestDatabase;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,12 +34,12 @@ class FencingTest extends DocketTest {
     private static final String B = "worker-b";
 
     private Docket docket;
-    private JobStore store;
+    private Database store;
 
     @BeforeEach
     void setUp() {
         docket = docket();
-        store = new JobStore(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper());
+        store = new Database(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper());
     }
 
     /** A stale worker's completion, retry, dead-letter and release all change nothing; the new holder's completion applies. */
@@ -48,7 +50,7 @@ class FencingTest extends DocketTest {
         assertThat(stale).isEqualTo(new Fence(id, 1));
         expireLease(id);
 
-        JobStore.Rescue rescue = store.jobRescueExpired(0, 100);
+        JobQueries.Rescue rescue = store.jobs().rescueExpired(0, 100);
         assertThat(rescue.rescued()).isEqualTo(1);
         assertThat(rescue.dead()).isZero();
         JobInfo rescued = docket.job(id).orElseThrow();
@@ -65,23 +67,23 @@ class FencingTest extends DocketTest {
 
         for (Outcome outcome : List.of(new Outcome.Completed(stale), new Outcome.Retry(stale, 0, "stale retry"),
                 new Outcome.Dead(stale, "stale error", "stale reason"), new Outcome.Released(stale, true))) {
-            assertThat(store.writeOutcomes(A, List.of(outcome), true)).as("%s", outcome).isEmpty();
+            assertThat(store.outcomes().writeOutcomes(A, List.of(outcome), true)).as("%s", outcome).isEmpty();
             assertRunningBy(id, B, 2);
         }
-        assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(stale), new Outcome.Retry(stale, 0, "x"),
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(stale), new Outcome.Retry(stale, 0, "x"),
                 new Outcome.Dead(stale, "x", "x"), new Outcome.Released(stale, true)), true)).isEmpty();
-        assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(current)), true))
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(current)), true))
                 .as("the right attempt from the wrong worker").isEmpty();
         assertRunningBy(id, B, 2);
         assertThat(queryLong("SELECT count(*) FROM {s}.dead_jobs")).isZero();
         assertThat(queryLong("SELECT count(*) FROM {s}.job_history")).isZero();
 
-        assertThat(store.writeOutcomes(B, List.of(new Outcome.Completed(current)), true)).containsExactly(current);
+        assertThat(store.outcomes().writeOutcomes(B, List.of(new Outcome.Completed(current)), true)).containsExactly(current);
         JobInfo done = docket.job(id).orElseThrow();
         assertThat(done.state()).isEqualTo(JobState.COMPLETED);
         assertThat(done.attempt()).isEqualTo(2);
         assertThat(done.errors()).hasSize(1);
-        assertThat(store.writeOutcomes(B, List.of(new Outcome.Completed(current)), true))
+        assertThat(store.outcomes().writeOutcomes(B, List.of(new Outcome.Completed(current)), true))
                 .as("an outcome applies once").isEmpty();
     }
 
@@ -97,12 +99,12 @@ class FencingTest extends DocketTest {
         execute("UPDATE {s}.jobs SET state = 'ready', attempt = 0, locked_by = NULL, lease_until = NULL,"
                 + " attempted_at = NULL WHERE id = " + id);
 
-        assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(lost)), true)).isEmpty();
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(lost)), true)).isEmpty();
         assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.READY);
 
         Fence again = claimOne(B);
         assertThat(again).isEqualTo(new Fence(id, 1));
-        assertThat(store.writeOutcomes(B, List.of(new Outcome.Completed(again)), true)).containsExactly(again);
+        assertThat(store.outcomes().writeOutcomes(B, List.of(new Outcome.Completed(again)), true)).containsExactly(again);
         assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
     }
 
@@ -110,12 +112,12 @@ class FencingTest extends DocketTest {
     @Test
     void claimLeavesItsConnectionsCommitModeAsItFoundIt() throws Exception {
         try (var pool = TestDatabase.get().pool(1)) {
-            JobStore onePool = new JobStore(pool, new SchemaName(schema), PayloadCodec.defaultMapper());
+            Database onePool = new Database(pool, new SchemaName(schema), PayloadCodec.defaultMapper());
             docket.enqueue("k", null);
             try (var c = pool.getConnection(); var st = c.createStatement()) {
                 st.execute("SET synchronous_commit = on"); // the test server defaults to off
             }
-            assertThat(onePool.jobClaim("default", 1, LEASE, A)).hasSize(1);
+            assertThat(onePool.claims().claim("default", 1, LEASE, Map.of(), A)).hasSize(1);
             assertThat(synchronousCommit(pool)).isEqualTo("on");
         }
     }
@@ -133,16 +135,16 @@ class FencingTest extends DocketTest {
         long id = docket.enqueue("k", null);
         Fence first = claimOne(A);
         expireLease(id);
-        store.jobRescueExpired(0, 100);
+        store.jobs().rescueExpired(0, 100);
         Fence second = claimOne(A);
         assertThat(second).isEqualTo(new Fence(id, 2));
 
-        assertThat(store.writeOutcomes(A, List.of(new Outcome.Retry(first, 0, "old attempt failed")), true)).isEmpty();
-        assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(first)), true)).isEmpty();
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Retry(first, 0, "old attempt failed")), true)).isEmpty();
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(first)), true)).isEmpty();
         assertRunningBy(id, A, 2);
         assertThat(docket.job(id).orElseThrow().errors()).hasSize(1);
 
-        assertThat(store.writeOutcomes(A, List.of(new Outcome.Retry(second, 60_000, "new attempt failed")), true))
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Retry(second, 60_000, "new attempt failed")), true))
                 .containsExactly(second);
         JobInfo retried = docket.job(id).orElseThrow();
         assertThat(retried.state()).isEqualTo(JobState.SCHEDULED);
@@ -157,16 +159,16 @@ class FencingTest extends DocketTest {
     void batchWithStaleAndCurrentOutcomeOfOneJobReportsTheCurrentFence() throws Exception {
         long id1 = docket.enqueue("k", null);
         long id2 = docket.enqueue("k", null);
-        List<ClaimedJob> claimed = store.jobClaim("default", 2, LEASE, A);
+        List<ClaimedJob> claimed = store.claims().claim("default", 2, LEASE, Map.of(), A);
         assertThat(claimed).hasSize(2);
         expireLease(id1);
         expireLease(id2);
-        store.jobRescueExpired(0, 100);
-        assertThat(store.jobClaim("default", 2, LEASE, A)).extracting(ClaimedJob::attempt).containsOnly(2);
+        store.jobs().rescueExpired(0, 100);
+        assertThat(store.claims().claim("default", 2, LEASE, Map.of(), A)).extracting(ClaimedJob::attempt).containsOnly(2);
 
-        Set<Fence> staleFirst = store.writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id1, 1)),
+        Set<Fence> staleFirst = store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id1, 1)),
                 new Outcome.Completed(new Fence(id1, 2))), true);
-        Set<Fence> currentFirst = store.writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id2, 2)),
+        Set<Fence> currentFirst = store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id2, 2)),
                 new Outcome.Completed(new Fence(id2, 1))), true);
 
         assertThat(staleFirst).containsExactly(new Fence(id1, 2));
@@ -183,7 +185,7 @@ class FencingTest extends DocketTest {
     @org.junit.jupiter.api.Timeout(20)
     void heartbeatSkipsRowsAnotherTransactionHolds() throws Exception {
         List<Long> ids = docket.enqueueAll(IntStream.range(0, 2).mapToObj(i -> NewJob.of("k", null)).toList());
-        store.jobClaim("default", 2, Duration.ofSeconds(10), A);
+        store.claims().claim("default", 2, Duration.ofSeconds(10), Map.of(), A);
         Fence locked = new Fence(ids.get(0), 1);
         Fence free = new Fence(ids.get(1), 1);
         try (java.sql.Connection other = dataSource().getConnection()) {
@@ -192,18 +194,18 @@ class FencingTest extends DocketTest {
                 st.execute("SELECT id FROM " + schema + ".jobs WHERE id = " + locked.id() + " FOR UPDATE");
             }
             long started = System.nanoTime();
-            assertThat(store.jobHeartbeatMany(A, List.of(locked, free), LEASE)).containsExactly(free);
+            assertThat(heartbeat(A, List.of(locked, free), LEASE)).containsExactly(free);
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
             other.rollback();
         }
-        assertThat(store.jobHeartbeatMany(A, List.of(locked, free), LEASE)).containsExactlyInAnyOrder(locked, free);
+        assertThat(heartbeat(A, List.of(locked, free), LEASE)).containsExactlyInAnyOrder(locked, free);
     }
 
     /** A heartbeat extends only the leases its worker still holds at that attempt, and returns exactly those fences. */
     @Test
     void heartbeatExtendsOnlyHeldLeases() throws Exception {
         List<Long> ids = docket.enqueueAll(IntStream.range(0, 4).mapToObj(i -> NewJob.of("k", null)).toList());
-        List<ClaimedJob> claimed = store.jobClaim("default", 4, Duration.ofSeconds(10), A);
+        List<ClaimedJob> claimed = store.claims().claim("default", 4, Duration.ofSeconds(10), Map.of(), A);
         assertThat(claimed).extracting(ClaimedJob::id).containsExactlyInAnyOrderElementsOf(ids);
         Fence held1 = new Fence(ids.get(0), 1);
         Fence held2 = new Fence(ids.get(1), 1);
@@ -211,12 +213,12 @@ class FencingTest extends DocketTest {
         Fence finished = new Fence(ids.get(3), 1);
 
         expireLease(lost.id());
-        store.jobRescueExpired(0, 100);
+        store.jobs().rescueExpired(0, 100);
         assertThat(claimOne(B)).isEqualTo(new Fence(lost.id(), 2));
-        assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(finished)), true)).containsExactly(finished);
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(finished)), true)).containsExactly(finished);
         Map<Long, Object> before = leases();
 
-        Set<Fence> held = store.jobHeartbeatMany(A, List.of(held1, held2, lost, finished, new Fence(lost.id(), 2),
+        Set<Fence> held = heartbeat(A, List.of(held1, held2, lost, finished, new Fence(lost.id(), 2),
                 new Fence(Long.MAX_VALUE, 1)), Duration.ofMinutes(10));
 
         assertThat(held).containsExactlyInAnyOrder(held1, held2);
@@ -229,8 +231,8 @@ class FencingTest extends DocketTest {
         }
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE id = ? AND lease_until < now() + interval '1 minute'",
                 lost.id())).isEqualTo(1);
-        assertThat(store.jobHeartbeatMany(B, List.of(held1), LEASE)).as("another worker's heartbeat").isEmpty();
-        assertThat(store.jobHeartbeatMany(A, List.of(), LEASE)).isEmpty();
+        assertThat(heartbeat(B, List.of(held1), LEASE)).as("another worker's heartbeat").isEmpty();
+        assertThat(heartbeat(A, List.of(), LEASE)).isEmpty();
     }
 
     /** Once a running job is cancelled, its worker's heartbeat and every outcome it writes are fenced out. */
@@ -241,10 +243,10 @@ class FencingTest extends DocketTest {
 
         assertThat(docket.cancel(id)).isTrue();
 
-        assertThat(store.jobHeartbeatMany(A, List.of(fence), LEASE)).isEmpty();
+        assertThat(heartbeat(A, List.of(fence), LEASE)).isEmpty();
         for (Outcome outcome : List.of(new Outcome.Completed(fence), new Outcome.Retry(fence, 0, "late"),
                 new Outcome.Dead(fence, "late", "late"), new Outcome.Released(fence, true))) {
-            assertThat(store.writeOutcomes(A, List.of(outcome), true)).as("%s", outcome).isEmpty();
+            assertThat(store.outcomes().writeOutcomes(A, List.of(outcome), true)).as("%s", outcome).isEmpty();
         }
         JobInfo job = docket.job(id).orElseThrow();
         assertThat(job.state()).isEqualTo(JobState.CANCELLED);
@@ -260,7 +262,7 @@ class FencingTest extends DocketTest {
         long id = docket.enqueue("k", null);
         claimOne(A);
 
-        JobStore.Rescue rescue = store.jobRescueExpired(0, 100);
+        JobQueries.Rescue rescue = store.jobs().rescueExpired(0, 100);
 
         assertThat(rescue.rescued() + rescue.dead()).isZero();
         assertRunningBy(id, A, 1);
@@ -273,7 +275,7 @@ class FencingTest extends DocketTest {
         claimOne(A);
         expireLease(id);
 
-        JobStore.Rescue rescue = store.jobRescueExpired(0, 100);
+        JobQueries.Rescue rescue = store.jobs().rescueExpired(0, 100);
 
         assertThat(rescue.dead()).isEqualTo(1);
         assertThat(rescue.rescued()).isZero();
@@ -286,13 +288,13 @@ class FencingTest extends DocketTest {
         });
         assertThat(queryLong("SELECT count(*) FROM {s}.dead_jobs WHERE id = ?", id)).isEqualTo(1);
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isZero();
-        assertThat(store.writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id, 1))), true))
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id, 1))), true))
                 .as("the lost worker cannot complete a dead job").isEmpty();
         assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
     }
 
     private Fence claimOne(String worker) throws SQLException {
-        List<ClaimedJob> jobs = store.jobClaim("default", 1, LEASE, worker);
+        List<ClaimedJob> jobs = store.claims().claim("default", 1, LEASE, Map.of(), worker);
         assertThat(jobs).hasSize(1);
         return jobs.getFirst().fence();
     }
@@ -314,5 +316,10 @@ class FencingTest extends DocketTest {
             leases.put((Long) row.get("id"), row.get("lease"));
         }
         return leases;
+    }
+
+    /** Heartbeats {@code fences} with one lease for all, as for a worker without per-kind leases. */
+    private Set<Fence> heartbeat(String worker, List<Fence> fences, Duration lease) throws SQLException {
+        return store.outcomes().heartbeatMany(worker, fences, Collections.nCopies(fences.size(), lease));
     }
 }

@@ -7,6 +7,7 @@ import dev.docket.internal.db.ClaimedJob;
 import dev.docket.testing.DocketTest;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -115,7 +116,7 @@ class LeaseTest extends DocketTest {
     void aJobWhoseWorkerStoppedHeartbeatingIsRescuedAndCompletedByAnotherWorker() throws Exception {
         Docket docket = docket();
         long id = docket.enqueue("task", new Task("orphan"));
-        List<ClaimedJob> claimed = docket.store().jobClaim("default", 1, Duration.ofSeconds(1), "ghost-worker");
+        List<ClaimedJob> claimed = docket.store().claims().claim("default", 1, Duration.ofSeconds(1), Map.of(), "ghost-worker");
         assertThat(claimed).singleElement().satisfies(j -> {
             assertThat(j.id()).isEqualTo(id);
             assertThat(j.attempt()).isEqualTo(1);

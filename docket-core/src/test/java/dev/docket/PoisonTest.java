@@ -3,11 +3,12 @@ package dev.docket;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.docket.internal.db.ClaimedJob;
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.maintenance.Maintainer;
 import dev.docket.testing.DocketTest;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,11 +24,11 @@ class PoisonTest extends DocketTest {
     void aJobWhoseWorkersAllDieReachesTheDeadLetterTableAfterMaxAttempts() throws Exception {
         Docket docket = docket();
         long id = docket.enqueue("poison", new Task("oom"), JobOptions.builder().maxAttempts(3).build());
-        JobStore store = docket.store();
+        Database store = docket.store();
         Maintainer maintainer = new Maintainer(store, Duration.ofSeconds(1), Duration.ofDays(7), Duration.ofDays(30));
 
         for (int attempt = 1; attempt <= 3; attempt++) {
-            List<ClaimedJob> claimed = store.jobClaim("default", 1, Duration.ofSeconds(1), "crashed-" + attempt);
+            List<ClaimedJob> claimed = store.claims().claim("default", 1, Duration.ofSeconds(1), Map.of(), "crashed-" + attempt);
             assertThat(claimed).as("claim %d", attempt).singleElement().satisfies(j -> assertThat(j.id()).isEqualTo(id));
             assertThat(claimed.getFirst().attempt()).as("counted at claim").isEqualTo(attempt);
             JobInfo running = docket.job(id).orElseThrow();
@@ -61,7 +62,7 @@ class PoisonTest extends DocketTest {
         }
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isZero();
         assertThat(queryLong("SELECT count(*) FROM {s}.dead_jobs WHERE id = ?", id)).isEqualTo(1);
-        assertThat(store.jobClaim("default", 1, Duration.ofSeconds(1), "crashed-4")).as("never claimed again").isEmpty();
+        assertThat(store.claims().claim("default", 1, Duration.ofSeconds(1), Map.of(), "crashed-4")).as("never claimed again").isEmpty();
         assertThat(maintainer.rescueExpired()).isZero();
     }
 }

@@ -2,7 +2,7 @@ package dev.docket.internal.completer;
 
 import dev.docket.internal.db.ConnectionLoss;
 import dev.docket.internal.db.Fence;
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Outcome;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -30,7 +30,7 @@ public final class Completer {
     private record Pending(Outcome outcome, Consumer<Boolean> written) {
     }
 
-    private final JobStore store;
+    private final Database store;
     private final String workerId;
     private final boolean keepHistory;
     private final int maxBatch;
@@ -42,7 +42,7 @@ public final class Completer {
     private volatile int consecutiveFailures;
     private Thread thread;
 
-    public Completer(JobStore store, String workerId, boolean keepHistory, int maxBatch) {
+    public Completer(Database store, String workerId, boolean keepHistory, int maxBatch) {
         this.store = store;
         this.workerId = workerId;
         this.keepHistory = keepHistory;
@@ -112,7 +112,7 @@ public final class Completer {
 
     void runOnce(List<Pending> batch) throws SQLException {
         List<Outcome> outcomes = batch.stream().map(Pending::outcome).toList();
-        Set<Fence> applied = store.writeOutcomes(workerId, outcomes, keepHistory);
+        Set<Fence> applied = store.outcomes().writeOutcomes(workerId, outcomes, keepHistory);
         for (Pending p : batch) {
             boolean ok = applied.contains(p.outcome().fence());
             if (!ok) {

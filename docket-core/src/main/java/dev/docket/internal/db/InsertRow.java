@@ -9,13 +9,6 @@ public record InsertRow(String queue, String kind, String payloadJson, int paylo
                         Long runAtMicros, Long delayMillis, int maxAttempts, String tenant, String uniqueKey,
                         Long uniqueForMillis, String metadataJson) {
 
-    /** A row without metadata whose unique key (if any) is held while the job is live. */
-    public InsertRow(String queue, String kind, String payloadJson, int payloadVersion, int priority,
-                     Long runAtMicros, Long delayMillis, int maxAttempts, String tenant, String uniqueKey) {
-        this(queue, kind, payloadJson, payloadVersion, priority, runAtMicros, delayMillis, maxAttempts, tenant,
-                uniqueKey, null, "{}");
-    }
-
     @Override
     public String toString() {
         return "InsertRow[kind=" + kind + ", queue=" + queue + "]";

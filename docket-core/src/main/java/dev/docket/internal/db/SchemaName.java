@@ -39,6 +39,16 @@ public record SchemaName(String name) {
         return "docket." + name.substring(0, 47) + "." + String.format("%08x", name.hashCode());
     }
 
+    /**
+     * Substitutes this schema into a statement or a migration script: {@code {{schema}}} (quoted),
+     * {@code {{schema_name}}} (bare) and {@code {{channel}}}. Nothing else is ever put into SQL text.
+     */
+    public String bind(String text) {
+        return text.replace("{{schema}}", quoted())
+                .replace("{{schema_name}}", name)
+                .replace("{{channel}}", channel());
+    }
+
     private static String abbreviate(String s) {
         String clean = s.replaceAll("\\p{Cntrl}", "?");
         return clean.length() <= 40 ? clean : clean.substring(0, 40).toLowerCase(Locale.ROOT) + "...";

@@ -1,7 +1,7 @@
 package dev.docket.internal.heartbeat;
 
 import dev.docket.internal.db.Fence;
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.executor.InFlight;
 import dev.docket.internal.executor.RunningJob;
 import dev.docket.internal.service.PeriodicService;
@@ -22,14 +22,14 @@ public final class Heartbeater extends PeriodicService {
 
     private static final Logger log = LoggerFactory.getLogger(Heartbeater.class);
 
-    private final JobStore store;
+    private final Database store;
     private final InFlight inFlight;
     private final String workerId;
     private final Duration lease;
     private final Function<String, Duration> kindLease;
 
     /** {@code kindLease} gives a kind's own lease, or null for the worker's {@code lease}. */
-    public Heartbeater(JobStore store, InFlight inFlight, String workerId, Duration lease,
+    public Heartbeater(Database store, InFlight inFlight, String workerId, Duration lease,
                        Function<String, Duration> kindLease, Duration interval) {
         // No backoff: a heartbeat that waits longer than its interval lets leases lapse.
         super("docket-heartbeat-" + workerId, interval, interval, log);
@@ -51,7 +51,7 @@ public final class Heartbeater extends PeriodicService {
             Duration own = kindLease.apply(j.job().kind());
             return own != null ? own : lease;
         }).toList();
-        Set<Fence> held = store.jobHeartbeatMany(workerId, fences, leases);
+        Set<Fence> held = store.outcomes().heartbeatMany(workerId, fences, leases);
         for (RunningJob job : jobs) {
             if (!held.contains(job.fence()) && job.isHandlerRunning()) {
                 log.warn("docket: job {} attempt {} ({}): lease lost; interrupting its handler",

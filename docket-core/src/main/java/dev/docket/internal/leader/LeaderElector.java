@@ -1,6 +1,6 @@
 package dev.docket.internal.leader;
 
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.service.PeriodicService;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -31,7 +31,7 @@ public final class LeaderElector extends PeriodicService {
         void deposed();
     }
 
-    private final JobStore store;
+    private final Database store;
     private final String role;
     private final String nodeId;
     private final Duration ttl;
@@ -43,7 +43,7 @@ public final class LeaderElector extends PeriodicService {
     private ScheduledFuture<?> watch;
 
     /** Renews every {@code ttl / 3}; leadership lapses locally at 2/3 of the ttl without a renewal. */
-    public LeaderElector(JobStore store, String role, String nodeId, Duration ttl, Listener listener) {
+    public LeaderElector(Database store, String role, String nodeId, Duration ttl, Listener listener) {
         // No backoff: a leader must renew on time, and a candidate should take over as soon as it can.
         super("docket-leader-" + role, ttl.dividedBy(3), ttl.dividedBy(3), log);
         this.store = store;
@@ -73,7 +73,7 @@ public final class LeaderElector extends PeriodicService {
     @Override
     public void runOnce() throws SQLException {
         long sent = System.nanoTime();
-        Optional<Long> elected = store.leaderAttemptElect(role, nodeId, ttl, null);
+        Optional<Long> elected = store.leaders().attemptElect(role, nodeId, ttl, null);
         if (elected.isPresent()) {
             synchronized (this) {
                 deadlineNanos = sent + ttl.toNanos() * 2 / 3;
@@ -121,7 +121,7 @@ public final class LeaderElector extends PeriodicService {
         watchdog.shutdownNow();
         stepDown("it stopped");
         try {
-            store.leaderResign(role, nodeId);
+            store.leaders().resign(role, nodeId);
         } catch (SQLException e) {
             log.debug("docket: resigning the {} role failed; it lapses with its lease: {}", role, e.toString());
         }

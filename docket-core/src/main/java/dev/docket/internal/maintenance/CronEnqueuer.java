@@ -2,7 +2,7 @@ package dev.docket.internal.maintenance;
 
 import com.cronutils.model.time.ExecutionTime;
 import dev.docket.internal.db.InsertRow;
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -29,10 +29,10 @@ public final class CronEnqueuer {
     public record Schedule(String name, ExecutionTime times, ZoneId zone, InsertRow job) {
     }
 
-    private final JobStore store;
+    private final Database store;
     private final List<Schedule> schedules;
 
-    public CronEnqueuer(JobStore store, List<Schedule> schedules) {
+    public CronEnqueuer(Database store, List<Schedule> schedules) {
         this.store = store;
         this.schedules = List.copyOf(schedules);
     }
@@ -43,21 +43,21 @@ public final class CronEnqueuer {
 
     /** Enqueues every due slot by the database clock; returns how many jobs it enqueued. */
     public int runOnce() throws SQLException {
-        return schedules.isEmpty() ? 0 : runOnce(store.dbNow());
+        return schedules.isEmpty() ? 0 : runOnce(store.schema().now());
     }
 
     /** Enqueues every slot due at {@code now}; tests pass the time instead of waiting for it. */
     public int runOnce(Instant now) throws SQLException {
         int enqueued = 0;
         for (Schedule s : schedules) {
-            Optional<Instant> last = store.cronSlotFind(s.name());
+            Optional<Instant> last = store.cronSlots().find(s.name());
             if (last.isEmpty()) {
                 // First sight: start with the next slot rather than firing for one that already passed.
-                store.cronSlotInit(s.name(), now);
+                store.cronSlots().init(s.name(), now);
                 continue;
             }
             for (Instant slot : dueSlots(s, last.get(), now)) {
-                if (store.cronEnqueueSlot(s.name(), slot, forSlot(s, slot))) {
+                if (store.cronSlots().enqueueSlot(s.name(), slot, forSlot(s, slot))) {
                     enqueued++;
                 }
             }

@@ -1,6 +1,7 @@
 package dev.docket.internal.maintenance;
 
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
+import dev.docket.internal.db.JobQueries;
 import dev.docket.internal.service.PeriodicService;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
@@ -27,7 +28,7 @@ public final class Maintainer extends PeriodicService {
     private static final int VACUUM_DUTY = 3;
     private static final String INSUFFICIENT_PRIVILEGE = "42501";
 
-    private final JobStore store;
+    private final Database store;
     private final CronEnqueuer cron;
     private final Duration historyRetention;
     private final Duration deadJobRetention;
@@ -35,11 +36,11 @@ public final class Maintainer extends PeriodicService {
     private long nextVacuum = System.nanoTime();
     private boolean vacuumRefused;
 
-    public Maintainer(JobStore store, Duration interval, Duration historyRetention, Duration deadJobRetention) {
+    public Maintainer(Database store, Duration interval, Duration historyRetention, Duration deadJobRetention) {
         this(store, interval, historyRetention, deadJobRetention, new CronEnqueuer(store, java.util.List.of()));
     }
 
-    public Maintainer(JobStore store, Duration interval, Duration historyRetention, Duration deadJobRetention,
+    public Maintainer(Database store, Duration interval, Duration historyRetention, Duration deadJobRetention,
                       CronEnqueuer cron) {
         // Short backoff: after an outage, rescue and promotion should resume within seconds.
         super("docket-maintainer", interval, Duration.ofSeconds(2), log);
@@ -65,7 +66,7 @@ public final class Maintainer extends PeriodicService {
     public int promoteDue() throws SQLException {
         int total = 0;
         while (true) {
-            Map<String, Integer> promoted = store.jobPromoteDue(PAGE);
+            Map<String, Integer> promoted = store.jobs().promoteDue(PAGE);
             int n = promoted.values().stream().mapToInt(Integer::intValue).sum();
             total += n;
             if (n < PAGE) {
@@ -79,7 +80,7 @@ public final class Maintainer extends PeriodicService {
         int total = 0;
         long after = 0;
         while (true) {
-            JobStore.Rescue page = store.jobRescueExpired(after, PAGE);
+            JobQueries.Rescue page = store.jobs().rescueExpired(after, PAGE);
             total += page.rescued() + page.dead();
             if (page.rescued() + page.dead() > 0) {
                 log.info("docket: rescued {} jobs whose worker lost its lease ({} to the dead-letter table)",
@@ -104,11 +105,11 @@ public final class Maintainer extends PeriodicService {
      * gets a warning from the server instead, and then autovacuum alone does it.
      */
     public boolean vacuumIfDue() throws SQLException {
-        if (vacuumRefused || System.nanoTime() - nextVacuum < 0 || store.jobDeadRows() < VACUUM_DEAD_ROWS) {
+        if (vacuumRefused || System.nanoTime() - nextVacuum < 0 || store.jobs().deadRows() < VACUUM_DEAD_ROWS) {
             return false;
         }
         long start = System.nanoTime();
-        SQLWarning skipped = store.jobVacuum();
+        SQLWarning skipped = store.jobs().vacuum();
         long took = System.nanoTime() - start;
         nextVacuum = System.nanoTime() + VACUUM_DUTY * took;
         if (skipped != null) {
@@ -125,17 +126,17 @@ public final class Maintainer extends PeriodicService {
 
     /** Creates the coming days' history partitions and applies the retention of history and dead jobs. */
     public void housekeeping() throws SQLException {
-        store.historyCreatePartitions(3);
+        store.history().createPartitions(3);
         // With retention zero only cancelled jobs reach the history; they are kept for a day.
         Duration retention = historyRetention.isZero() ? Duration.ofDays(1) : historyRetention;
-        int dropped = store.historyDropPartitions(retention);
+        int dropped = store.history().dropPartitions(retention);
         if (dropped > 0) {
             log.info("docket: dropped {} expired history partitions", dropped);
         }
-        while (store.uniqueKeyDeleteExpired(PAGE) == PAGE) {
+        while (store.uniqueKeys().deleteExpired(PAGE) == PAGE) {
             log.debug("docket: deleted a page of expired unique keys");
         }
-        while (store.deadJobDeleteExpired(deadJobRetention, PAGE) == PAGE) {
+        while (store.deadJobs().deleteExpired(deadJobRetention, PAGE) == PAGE) {
             log.debug("docket: deleted a page of expired dead jobs");
         }
     }

@@ -1,7 +1,6 @@
 package dev.docket.internal.migrate;
 
 import dev.docket.internal.db.SchemaName;
-import dev.docket.internal.db.Sql;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -80,7 +79,7 @@ public final class Migrator {
                 }
                 st.execute("SET LOCAL lock_timeout = '" + lockTimeout.toMillis() + "ms'");
                 st.execute("CREATE SCHEMA IF NOT EXISTS " + schema.quoted());
-                st.execute(Sql.bind(VERSION_TABLE, schema));
+                st.execute(schema.bind(VERSION_TABLE));
                 int current = currentVersion(c);
                 if (current > supportedVersion()) {
                     throw new SQLException("schema " + schema.name() + " is at version " + current
@@ -91,7 +90,7 @@ public final class Migrator {
                     return false;
                 }
                 st.execute(script(file));
-                try (PreparedStatement record = c.prepareStatement(Sql.bind(RECORD, schema))) {
+                try (PreparedStatement record = c.prepareStatement(schema.bind(RECORD))) {
                     record.setInt(1, version);
                     record.setString(2, file);
                     record.execute();
@@ -107,8 +106,8 @@ public final class Migrator {
     }
 
     private int currentVersion(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Sql.bind(
-                "SELECT coalesce(max(version), 0) FROM {{schema}}.schema_migrations", schema));
+        try (PreparedStatement ps = c.prepareStatement(schema.bind(
+                "SELECT coalesce(max(version), 0) FROM {{schema}}.schema_migrations"));
              ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getInt(1);
@@ -122,7 +121,7 @@ public final class Migrator {
                 .append(".\n-- Apply in one transaction; it records itself in ")
                 .append(schema.name()).append(".schema_migrations.\n\n");
         out.append("CREATE SCHEMA IF NOT EXISTS ").append(schema.quoted()).append(";\n");
-        out.append(Sql.bind(VERSION_TABLE, schema)).append(";\n\n");
+        out.append(schema.bind(VERSION_TABLE)).append(";\n\n");
         List<String> records = new ArrayList<>();
         for (int i = 0; i < MIGRATIONS.size(); i++) {
             out.append(script(MIGRATIONS.get(i))).append('\n');
@@ -139,7 +138,7 @@ public final class Migrator {
             if (in == null) {
                 throw new IllegalStateException("migration " + path + " is missing from the jar");
             }
-            return Sql.bind(new String(in.readAllBytes(), StandardCharsets.UTF_8), schema);
+            return schema.bind(new String(in.readAllBytes(), StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

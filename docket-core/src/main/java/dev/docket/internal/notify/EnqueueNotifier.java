@@ -1,6 +1,6 @@
 package dev.docket.internal.notify;
 
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -29,13 +29,13 @@ public final class EnqueueNotifier implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EnqueueNotifier.class);
 
-    private final JobStore store;
+    private final Database store;
     private final long windowNanos;
     private final ConcurrentHashMap<String, Long> lastSent = new ConcurrentHashMap<>();
     private final Set<String> trailing = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService timer;
 
-    public EnqueueNotifier(JobStore store, Duration window) {
+    public EnqueueNotifier(Database store, Duration window) {
         this.store = store;
         this.windowNanos = window.toNanos();
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -56,7 +56,7 @@ public final class EnqueueNotifier implements AutoCloseable {
         if (!c.getAutoCommit()) {
             long t = System.nanoTime();
             readyQueues.forEach(q -> lastSent.put(q, t));
-            store.queueNotify(c, readyQueues);
+            store.queues().notify(c, readyQueues);
             return;
         }
         List<String> now = new ArrayList<>(readyQueues.size());
@@ -79,15 +79,14 @@ public final class EnqueueNotifier implements AutoCloseable {
                 }
             }
         }
-        store.queueNotify(c, now);
+        store.queues().notify(c, now);
     }
 
     private void sendTrailing(String queue) {
         trailing.remove(queue);
         lastSent.put(queue, System.nanoTime());
-        try (Connection c = store.dataSource().getConnection()) {
-            c.setAutoCommit(true);
-            store.queueNotify(c, List.of(queue));
+        try {
+            store.queues().notify(List.of(queue));
         } catch (SQLException e) {
             log.debug("docket: trailing notification for queue {} failed; polling will pick the jobs up: {}",
                     queue, e.getMessage());

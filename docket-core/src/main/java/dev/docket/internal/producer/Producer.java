@@ -3,7 +3,7 @@ package dev.docket.internal.producer;
 import dev.docket.QueueSettings;
 import dev.docket.internal.db.ClaimedJob;
 import dev.docket.internal.db.ConnectionLoss;
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.executor.JobExecutor;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -38,7 +38,7 @@ public final class Producer {
     private final Duration lease;
     private final Map<String, Duration> kindLeases;
     private final String workerId;
-    private final JobStore store;
+    private final Database store;
     private final JobExecutor executor;
     private final QueueSettingsWatcher queueSettings;
     private final Semaphore slots;
@@ -63,7 +63,7 @@ public final class Producer {
     private Thread thread;
 
     public Producer(String queue, int concurrency, int maxBatch, Duration pollInterval, Duration lease,
-                    String workerId, JobStore store, JobExecutor executor, QueueSettingsWatcher queueSettings) {
+                    String workerId, Database store, JobExecutor executor, QueueSettingsWatcher queueSettings) {
         this.queue = queue;
         this.concurrency = concurrency;
         this.maxBatch = maxBatch;
@@ -147,8 +147,8 @@ public final class Producer {
         }
         QueueSettings settings = queueSettings.settings(queue);
         List<ClaimedJob> jobs = settings.capped()
-                ? store.jobClaimCapped(queue, want, settings, lease, kindLeases, workerId)
-                : store.jobClaim(queue, want, lease, kindLeases, workerId);
+                ? store.claims().claimCapped(queue, want, settings, lease, kindLeases, workerId)
+                : store.claims().claim(queue, want, lease, kindLeases, workerId);
         for (ClaimedJob job : jobs) {
             slots.acquireUninterruptibly();
             unsettled.incrementAndGet();

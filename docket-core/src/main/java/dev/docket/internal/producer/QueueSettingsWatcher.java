@@ -1,7 +1,7 @@
 package dev.docket.internal.producer;
 
 import dev.docket.QueueSettings;
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.service.PeriodicService;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -18,10 +18,10 @@ public final class QueueSettingsWatcher extends PeriodicService {
 
     private static final Logger log = LoggerFactory.getLogger(QueueSettingsWatcher.class);
 
-    private final JobStore store;
+    private final Database store;
     private volatile Map<String, QueueSettings> settings = Map.of();
 
-    public QueueSettingsWatcher(JobStore store, Duration interval) {
+    public QueueSettingsWatcher(Database store, Duration interval) {
         super("docket-queue-settings", interval, Duration.ofSeconds(5), log);
         this.store = store;
     }
@@ -35,7 +35,7 @@ public final class QueueSettingsWatcher extends PeriodicService {
     @Override
     public void runOnce() throws SQLException {
         Map<String, QueueSettings> fresh = new ConcurrentHashMap<>();
-        store.queueList().forEach(q -> fresh.put(q.queue(), q));
+        store.queues().list().forEach(q -> fresh.put(q.queue(), q));
         settings = fresh;
     }
 }

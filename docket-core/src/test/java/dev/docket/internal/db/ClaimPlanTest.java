@@ -18,7 +18,9 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.regex.Matcher;
@@ -69,7 +71,7 @@ class ClaimPlanTest extends DocketTest {
         execute("ANALYZE {s}.jobs");
         execute("ANALYZE {s}.job_history");
 
-        assertThat(Sql.forSchema(new SchemaName(schema)).jobClaim).doesNotContain("job_history");
+        assertThat(new Statements(new SchemaName(schema)).get("jobClaim")).doesNotContain("job_history");
         try (Connection c = dataSource().getConnection()) {
             prepareClaim(c);
             try {
@@ -150,11 +152,11 @@ class ClaimPlanTest extends DocketTest {
                 expected.add(rs.getLong(1));
             }
         }
-        JobStore store = new JobStore(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper());
+        Database store = new Database(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper());
         long c0 = System.nanoTime();
-        List<ClaimedJob> first = store.jobClaim("default", 50, LEASE, "bulk-claimer");
+        List<ClaimedJob> first = store.claims().claim("default", 50, LEASE, Map.of(), "bulk-claimer");
         long claimMicros = (System.nanoTime() - c0) / 1000;
-        List<ClaimedJob> second = store.jobClaim("default", 50, LEASE, "bulk-claimer");
+        List<ClaimedJob> second = store.claims().claim("default", 50, LEASE, Map.of(), "bulk-claimer");
         System.out.printf("ClaimPlanTest: first claim of 50 after a bulk insert of %d took %d us%n", n, claimMicros);
 
         assertThat(first.stream().map(ClaimedJob::id).toList()).isEqualTo(expected.subList(0, 50));
@@ -181,14 +183,14 @@ class ClaimPlanTest extends DocketTest {
         long f = enqueue(docket, -1, now.minusSeconds(5));
         List<Long> expected = List.of(d, f, b, c, a, e);
 
-        JobStore store = new JobStore(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper());
+        Database store = new Database(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper());
         List<Long> oneByOne = new ArrayList<>();
         for (int i = 0; i < expected.size(); i++) {
-            List<ClaimedJob> claimed = store.jobClaim("default", 1, LEASE, "order-test");
+            List<ClaimedJob> claimed = store.claims().claim("default", 1, LEASE, Map.of(), "order-test");
             assertThat(claimed).hasSize(1);
             oneByOne.add(claimed.getFirst().id());
         }
-        assertThat(store.jobClaim("default", 1, LEASE, "order-test")).isEmpty();
+        assertThat(store.claims().claim("default", 1, LEASE, Map.of(), "order-test")).isEmpty();
         assertThat(oneByOne).containsExactlyElementsOf(expected);
         assertThat(List.of(a, b, c, d, e, f)).isSorted();
     }
@@ -224,14 +226,14 @@ class ClaimPlanTest extends DocketTest {
         docket.enqueueAll(jobs);
         // One connection, so that every heartbeat's statistics are flushed by pg_stat_force_next_flush().
         try (HikariDataSource one = db.pool(1)) {
-            JobStore store = new JobStore(one, new SchemaName(schema), PayloadCodec.defaultMapper());
-            List<Fence> fences = store.jobClaim("default", 10, LEASE, "hot-worker").stream()
+            Database store = new Database(one, new SchemaName(schema), PayloadCodec.defaultMapper());
+            List<Fence> fences = store.claims().claim("default", 10, LEASE, Map.of(), "hot-worker").stream()
                     .map(ClaimedJob::fence).toList();
             assertThat(fences).hasSize(10);
             long[] before = updateCounts(one);
             int beats = 300;
             for (int i = 0; i < beats; i++) {
-                assertThat(store.jobHeartbeatMany("hot-worker", fences, LEASE)).hasSize(10);
+                assertThat(store.outcomes().heartbeatMany("hot-worker", fences, Collections.nCopies(10, LEASE))).hasSize(10);
             }
             long[] after = updateCounts(one);
             long updates = after[0] - before[0];
@@ -285,7 +287,7 @@ class ClaimPlanTest extends DocketTest {
 
     /** PREPAREs the claim exactly as Docket runs it, its JDBC parameters turned into $1, $2, ... */
     private void prepareClaim(Connection c) throws SQLException {
-        String text = Sql.forSchema(new SchemaName(schema)).jobClaim;
+        String text = new Statements(new SchemaName(schema)).get("jobClaim");
         Matcher m = Pattern.compile("\\?").matcher(text);
         StringBuilder bound = new StringBuilder();
         int n = 0;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.docket.Docket;
 import dev.docket.Worker;
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.testing.DocketTest;
@@ -42,32 +42,32 @@ class LeaderElectorTest extends DocketTest {
     record Noop(String name) {
     }
 
-    private JobStore store(DataSource ds) {
+    private Database store(DataSource ds) {
         docket(); // migrates the test schema
-        return new JobStore(ds, new SchemaName(schema), PayloadCodec.defaultMapper());
+        return new Database(ds, new SchemaName(schema), PayloadCodec.defaultMapper());
     }
 
     @Test
     void electionWithAStubbedClockHandsTheRoleOverOnlyAfterTheLeaseLapses() throws Exception {
-        JobStore store = store(dataSource());
+        Database store = store(dataSource());
         Duration ttl = Duration.ofSeconds(10);
 
-        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, T0)).contains(1L);
-        assertThat(store.leaderAttemptElect(ROLE, "B", ttl, T0.plusSeconds(1)))
+        assertThat(store.leaders().attemptElect(ROLE, "A", ttl, T0)).contains(1L);
+        assertThat(store.leaders().attemptElect(ROLE, "B", ttl, T0.plusSeconds(1)))
                 .as("B must not take a role whose lease is live").isEmpty();
-        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, T0.plusSeconds(2)))
+        assertThat(store.leaders().attemptElect(ROLE, "A", ttl, T0.plusSeconds(2)))
                 .as("A renews in the same term").contains(1L);
         // A's renewal at t0+2s holds the role until t0+12s: B at t0+11s still gets nothing.
-        assertThat(store.leaderAttemptElect(ROLE, "B", ttl, T0.plusSeconds(11))).isEmpty();
+        assertThat(store.leaders().attemptElect(ROLE, "B", ttl, T0.plusSeconds(11))).isEmpty();
 
         // A stopped renewing; at t0+ttl+3s its lease (until t0+12s) has lapsed.
         Instant takeover = T0.plus(ttl).plusSeconds(3);
-        assertThat(store.leaderAttemptElect(ROLE, "B", ttl, takeover))
+        assertThat(store.leaders().attemptElect(ROLE, "B", ttl, takeover))
                 .as("B takes the lapsed role with a new term").contains(2L);
-        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, takeover))
+        assertThat(store.leaders().attemptElect(ROLE, "A", ttl, takeover))
                 .as("the old leader's renewal must fail once another node holds the role").isEmpty();
-        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, takeover.plusSeconds(5))).isEmpty();
-        assertThat(store.leaderAttemptElect(ROLE, "B", ttl, takeover.plusSeconds(5)))
+        assertThat(store.leaders().attemptElect(ROLE, "A", ttl, takeover.plusSeconds(5))).isEmpty();
+        assertThat(store.leaders().attemptElect(ROLE, "B", ttl, takeover.plusSeconds(5)))
                 .as("B renews in its own term").contains(2L);
 
         assertThat(leaderRow()).isEqualTo("B/2");
@@ -75,19 +75,19 @@ class LeaderElectorTest extends DocketTest {
 
     @Test
     void aLeaderWhoseOwnLeaseLapsedIsReElectedInANewTerm() throws Exception {
-        JobStore store = store(dataSource());
+        Database store = store(dataSource());
         Duration ttl = Duration.ofSeconds(10);
 
-        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, T0)).contains(1L);
-        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, T0.plusSeconds(9))).contains(1L);
+        assertThat(store.leaders().attemptElect(ROLE, "A", ttl, T0)).contains(1L);
+        assertThat(store.leaders().attemptElect(ROLE, "A", ttl, T0.plusSeconds(9))).contains(1L);
         // Renewed at t0+9s, so the lease runs until t0+19s; t0+25s is after it lapsed.
-        assertThat(store.leaderAttemptElect(ROLE, "A", ttl, T0.plusSeconds(25)))
+        assertThat(store.leaders().attemptElect(ROLE, "A", ttl, T0.plusSeconds(25)))
                 .as("a lapse ends a term even when the same node takes the role again").contains(2L);
     }
 
     @Test
     void exactlyOneOfTwoElectorsLeadsAndAStoppedLeaderHandsOverAtOnce() throws Exception {
-        JobStore store = store(dataSource());
+        Database store = store(dataSource());
         // A long lease: B can take over quickly only because A resigns, not because its lease lapsed.
         Duration ttl = Duration.ofSeconds(30);
         Recorder ra = new Recorder();
@@ -132,7 +132,7 @@ class LeaderElectorTest extends DocketTest {
 
     @Test
     void theTermKeepsRisingWhenAResignedRoleIsTakenOver() throws Exception {
-        JobStore store = store(dataSource());
+        Database store = store(dataSource());
         Duration ttl = Duration.ofSeconds(30);
         Recorder ra = new Recorder();
         Recorder rb = new Recorder();
@@ -157,7 +157,7 @@ class LeaderElectorTest extends DocketTest {
     @Test
     void aLeaderThatCannotReachTheDatabaseStepsDownAfterTwoThirdsOfItsLease() throws Exception {
         FlakyDataSource ds = new FlakyDataSource(dataSource());
-        JobStore store = store(ds);
+        Database store = store(ds);
         Duration ttl = Duration.ofMillis(1500);
         Recorder r = new Recorder();
         LeaderElector a = new LeaderElector(store, ROLE, "node-a", ttl, r);
@@ -195,7 +195,7 @@ class LeaderElectorTest extends DocketTest {
     @Test
     void aLeaderWhoseDatabaseCallsHangStepsDownBeforeItsLeaseRunsOut() throws Exception {
         FlakyDataSource ds = new FlakyDataSource(dataSource());
-        JobStore store = store(ds);
+        Database store = store(ds);
         Duration ttl = Duration.ofMillis(900);
         Recorder r = new Recorder();
         LeaderElector a = new LeaderElector(store, ROLE, "node-a", ttl, r);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.cronutils.model.time.ExecutionTime;
 import dev.docket.PeriodicJob;
 import dev.docket.internal.db.InsertRow;
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.testing.DocketTest;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class CronEnqueuerTest extends DocketTest {
 
     private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
-    private static final InsertRow JOB = new InsertRow("default", "report", "{}", 1, 0, null, null, 5, null, null);
+    private static final InsertRow JOB = new InsertRow("default", "report", "{}", 1, 0, null, null, 5, null, null, null, "{}");
 
     private static CronEnqueuer.Schedule schedule(String name, String cron, ZoneId zone) {
         PeriodicJob p = new PeriodicJob(name, cron, zone, "report", null, dev.docket.JobOptions.defaults());
@@ -75,7 +75,7 @@ class CronEnqueuerTest extends DocketTest {
     @Test
     void enqueuesEachDueSlotExactlyOnce() throws Exception {
         docket();
-        JobStore store = new JobStore(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper());
+        Database store = new Database(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper());
         CronEnqueuer cron = new CronEnqueuer(store, List.of(schedule("minutely", "* * * * *", ZoneId.of("UTC"))));
         Instant t0 = Instant.parse("2026-11-25T10:00:30Z");
         assertThat(cron.runOnce(t0)).as("first sight only records the start").isZero();

@@ -8,7 +8,7 @@ import dev.docket.JobInfo;
 import dev.docket.JobOptions;
 import dev.docket.JobState;
 import dev.docket.NewJob;
-import dev.docket.internal.db.JobStore;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.testing.DocketTest;
@@ -48,7 +48,7 @@ class MaintainerTest extends DocketTest {
     @BeforeEach
     void setUp() {
         docket = docket();
-        maintainer = new Maintainer(new JobStore(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper()),
+        maintainer = new Maintainer(new Database(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper()),
                 Duration.ofSeconds(1), Duration.ofDays(7), Duration.ofDays(30));
     }
 
@@ -142,7 +142,7 @@ class MaintainerTest extends DocketTest {
         execute("GRANT USAGE ON SCHEMA {s} TO " + role);
         execute("GRANT SELECT ON {s}.jobs TO " + role);
         var pool = closeAfter(db.pool(2));
-        Maintainer limited = new Maintainer(new JobStore(HookedDataSource.withSessionSetting(pool, "SET ROLE " + role),
+        Maintainer limited = new Maintainer(new Database(HookedDataSource.withSessionSetting(pool, "SET ROLE " + role),
                 new SchemaName(schema), PayloadCodec.defaultMapper()),
                 Duration.ofSeconds(1), Duration.ofDays(7), Duration.ofDays(30));
         enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());

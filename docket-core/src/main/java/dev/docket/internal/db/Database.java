@@ -1,0 +1,98 @@
+package dev.docket.internal.db;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import javax.sql.DataSource;
+
+/**
+ * Docket's tables in one schema: one query class per table or concern, all over one {@link Jdbc},
+ * their statements bound to the schema once, here. Thread-safe; one per {@code Docket}.
+ */
+public final class Database {
+
+    private final Jdbc jdbc;
+    private final JobInsertQueries jobInserts;
+    private final JobClaimQueries claims;
+    private final JobOutcomeQueries outcomes;
+    private final JobQueries jobs;
+    private final HistoryQueries history;
+    private final DeadJobQueries deadJobs;
+    private final QueueQueries queues;
+    private final LeaderQueries leaders;
+    private final CronSlotQueries cronSlots;
+    private final UniqueKeyQueries uniqueKeys;
+    private final StatsQueries stats;
+    private final SchemaQueries schema;
+
+    public Database(DataSource dataSource, SchemaName schemaName, ObjectMapper json) {
+        Statements sql = new Statements(schemaName);
+        this.jdbc = new Jdbc(dataSource);
+        this.uniqueKeys = new UniqueKeyQueries(jdbc, sql);
+        this.jobInserts = new JobInsertQueries(sql, uniqueKeys);
+        this.claims = new JobClaimQueries(jdbc, sql);
+        this.outcomes = new JobOutcomeQueries(jdbc, sql);
+        this.jobs = new JobQueries(jdbc, sql, json);
+        this.history = new HistoryQueries(jdbc, sql);
+        this.deadJobs = new DeadJobQueries(jdbc, sql);
+        this.queues = new QueueQueries(jdbc, sql);
+        this.leaders = new LeaderQueries(jdbc, sql);
+        this.cronSlots = new CronSlotQueries(jdbc, sql, jobInserts, queues);
+        this.stats = new StatsQueries(jdbc, sql);
+        this.schema = new SchemaQueries(jdbc, sql);
+    }
+
+    public DataSource dataSource() {
+        return jdbc.dataSource();
+    }
+
+    /** Enqueue, on the caller's connection. */
+    public JobInsertQueries jobInserts() {
+        return jobInserts;
+    }
+
+    /** The claim, plain and capped. */
+    public JobClaimQueries claims() {
+        return claims;
+    }
+
+    /** A worker's fenced writes: outcomes and heartbeats. */
+    public JobOutcomeQueries outcomes() {
+        return outcomes;
+    }
+
+    /** Maintenance, operator writes and look-ups of jobs. */
+    public JobQueries jobs() {
+        return jobs;
+    }
+
+    public HistoryQueries history() {
+        return history;
+    }
+
+    public DeadJobQueries deadJobs() {
+        return deadJobs;
+    }
+
+    public QueueQueries queues() {
+        return queues;
+    }
+
+    public LeaderQueries leaders() {
+        return leaders;
+    }
+
+    public CronSlotQueries cronSlots() {
+        return cronSlots;
+    }
+
+    public UniqueKeyQueries uniqueKeys() {
+        return uniqueKeys;
+    }
+
+    public StatsQueries stats() {
+        return stats;
+    }
+
+    public SchemaQueries schema() {
+        return schema;
+    }
+}

@@ -1,0 +1,170 @@
+package dev.docket.internal.db;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Enqueue: inserts jobs into the jobs table on the caller's connection, in its transaction, and
+ * never commits, rolls back or closes it.
+ */
+public final class JobInsertQueries {
+
+    private final String insertOne;
+    private final String insertOneKeyed;
+    private final String insertMany;
+    private final String insertManyKeyed;
+    private final String reserveIds;
+    private final String findByUniqueKeys;
+    private final UniqueKeyQueries uniqueKeys;
+
+    JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
+        this.insertOne = sql.get("jobInsertOne");
+        this.insertOneKeyed = sql.get("jobInsertOneKeyed");
+        this.insertMany = sql.get("jobInsertMany");
+        this.insertManyKeyed = sql.get("jobInsertManyKeyed");
+        this.reserveIds = sql.get("jobReserveIds");
+        this.findByUniqueKeys = sql.get("jobFindByUniqueKeys");
+        this.uniqueKeys = uniqueKeys;
+    }
+
+    /**
+     * Inserts jobs in one statement, skipping those whose unique key a live job holds, and returns for
+     * each input row, in order, its id and whether it was inserted. A bulk insert reserves its ids
+     * first, so that rows are matched to ids by value rather than by the order of RETURNING.
+     */
+    public List<Inserted> insertMany(Connection c, List<InsertRow> rows) throws SQLException {
+        Inserted[] result = new Inserted[rows.size()];
+        Long[] preset = new Long[rows.size()];
+        List<Integer> pending = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            InsertRow row = rows.get(i);
+            if (row.uniqueForMillis() != null) {
+                // A key held for a period is taken before the job exists; while it is held, the
+                // holder's id is the answer, even after that job finished.
+                Long id = reserveIds(c, 1)[0];
+                Long holder = uniqueKeys.acquire(c, row.uniqueKey(), id, row.uniqueForMillis());
+                if (holder != null) {
+                    result[i] = new Inserted(holder, false, false);
+                    continue;
+                }
+                preset[i] = id;
+            }
+            pending.add(i);
+        }
+        // A unique key whose holder finishes between the insert and the look-up is free again, so
+        // such rows go round once more; every round settles all rows without a key.
+        for (int round = 0; !pending.isEmpty(); round++) {
+            if (round > 100) {
+                throw new SQLException("unique keys kept changing hands during enqueue; gave up after 100 rounds");
+            }
+            List<InsertRow> batch = pending.stream().map(rows::get).toList();
+            Long[] ids = batch.size() == 1 ? new Long[] {null} : reserveIds(c, batch.size());
+            for (int i = 0; i < batch.size(); i++) {
+                if (preset[pending.get(i)] != null) {
+                    ids[i] = preset[pending.get(i)];
+                }
+            }
+            Map<Long, Boolean> inserted = batch.size() == 1 && ids[0] == null ? insertOne(c, batch.getFirst())
+                    : insertWithIds(c, batch, ids);
+            if (batch.size() == 1 && !inserted.isEmpty()) {
+                ids[0] = inserted.keySet().iterator().next();
+            }
+            Map<String, Long> existing = findByUniqueKeys(c, batch, ids, inserted);
+            List<Integer> retry = new ArrayList<>();
+            for (int i = 0; i < batch.size(); i++) {
+                InsertRow row = batch.get(i);
+                if (ids[i] != null && inserted.containsKey(ids[i])) {
+                    result[pending.get(i)] = new Inserted(ids[i], true, inserted.get(ids[i]));
+                } else if (existing.containsKey(row.uniqueKey())) {
+                    long holder = existing.get(row.uniqueKey());
+                    result[pending.get(i)] = new Inserted(holder, false, false);
+                    if (row.uniqueForMillis() != null) {
+                        uniqueKeys.point(c, row.uniqueKey(), holder);
+                    }
+                } else {
+                    retry.add(pending.get(i));
+                }
+            }
+            pending = retry;
+        }
+        return List.of(result);
+    }
+
+    private Long[] reserveIds(Connection c, int count) throws SQLException {
+        Long[] ids = new Long[count];
+        int[] next = {0};
+        Jdbc.each(c, reserveIds, p -> p.int4(count), rs -> ids[next[0]++] = rs.getLong("id"));
+        return ids;
+    }
+
+    /** Inserts one job with a fresh id; returns it with whether the job is ready now (empty: its unique key is held). */
+    private Map<Long, Boolean> insertOne(Connection c, InsertRow r) throws SQLException {
+        Map<Long, Boolean> inserted = new HashMap<>(2);
+        Jdbc.each(c, r.uniqueKey() == null ? insertOne : insertOneKeyed, p -> p
+                        .text(r.queue()).text(r.kind()).text(r.payloadJson()).int4(r.payloadVersion()).int2(r.priority())
+                        .int4(r.maxAttempts()).text(r.tenant()).text(r.uniqueKey()).text(r.metadataJson())
+                        .int8(r.runAtMicros()).int8(r.delayMillis()),
+                rs -> inserted.put(rs.getLong("id"), rs.getBoolean("ready")));
+        return inserted;
+    }
+
+    /** Returns the inserted ids, each with whether the job is ready now. */
+    private Map<Long, Boolean> insertWithIds(Connection c, List<InsertRow> rows, Long[] ids) throws SQLException {
+        int n = rows.size();
+        String[] queues = new String[n];
+        String[] kinds = new String[n];
+        String[] payloads = new String[n];
+        Integer[] versions = new Integer[n];
+        Short[] priorities = new Short[n];
+        Long[] runAts = new Long[n];
+        Long[] delays = new Long[n];
+        Integer[] maxAttempts = new Integer[n];
+        String[] tenants = new String[n];
+        String[] uniqueKeys = new String[n];
+        String[] metadata = new String[n];
+        boolean keyed = false;
+        for (int i = 0; i < n; i++) {
+            InsertRow r = rows.get(i);
+            queues[i] = r.queue();
+            kinds[i] = r.kind();
+            payloads[i] = r.payloadJson();
+            versions[i] = r.payloadVersion();
+            priorities[i] = (short) r.priority();
+            runAts[i] = r.runAtMicros();
+            delays[i] = r.delayMillis();
+            maxAttempts[i] = r.maxAttempts();
+            tenants[i] = r.tenant();
+            uniqueKeys[i] = r.uniqueKey();
+            metadata[i] = r.metadataJson();
+            keyed |= r.uniqueKey() != null;
+        }
+        Map<Long, Boolean> inserted = new HashMap<>();
+        Jdbc.each(c, keyed ? insertManyKeyed : insertMany, p -> p
+                        .array("bigint", ids).array("text", queues).array("text", kinds).array("text", payloads)
+                        .array("int4", versions).array("int2", priorities).array("bigint", runAts)
+                        .array("bigint", delays).array("int4", maxAttempts).array("text", tenants)
+                        .array("text", uniqueKeys).array("text", metadata),
+                rs -> inserted.put(rs.getLong("id"), rs.getBoolean("ready")));
+        return inserted;
+    }
+
+    private Map<String, Long> findByUniqueKeys(Connection c, List<InsertRow> rows, Long[] ids,
+                                               Map<Long, Boolean> inserted) throws SQLException {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            if ((ids[i] == null || !inserted.containsKey(ids[i])) && rows.get(i).uniqueKey() != null) {
+                keys.add(rows.get(i).uniqueKey());
+            }
+        }
+        Map<String, Long> found = new HashMap<>();
+        if (!keys.isEmpty()) {
+            Jdbc.each(c, findByUniqueKeys, p -> p.array("text", keys),
+                    rs -> found.put(rs.getString("unique_key"), rs.getLong("id")));
+        }
+        return found;
+    }
+}

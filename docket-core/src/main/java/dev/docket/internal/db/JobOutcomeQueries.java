@@ -1,0 +1,139 @@
+package dev.docket.internal.db;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A worker's fenced writes about the jobs it claimed: outcomes and heartbeats. Each matches a job
+ * only while this worker still holds the claimed attempt, and returns the fences that matched.
+ */
+public final class JobOutcomeQueries {
+
+    private final Jdbc jdbc;
+    private final String completeToHistory;
+    private final String completeDiscard;
+    private final String retry;
+    private final String dead;
+    private final String snooze;
+    private final String release;
+    private final String heartbeat;
+
+    JobOutcomeQueries(Jdbc jdbc, Statements sql) {
+        this.jdbc = jdbc;
+        this.completeToHistory = sql.get("jobCompleteManyToHistory");
+        this.completeDiscard = sql.get("jobCompleteManyDiscard");
+        this.retry = sql.get("jobRetryMany");
+        this.dead = sql.get("deadJobInsertFromJobs");
+        this.snooze = sql.get("jobSnoozeMany");
+        this.release = sql.get("jobReleaseMany");
+        this.heartbeat = sql.get("jobHeartbeatMany");
+    }
+
+    /**
+     * Writes many outcomes of this worker's attempts in one transaction, one statement per kind of
+     * outcome, and returns the fences that matched. A fence that did not match was lost (rescued,
+     * cancelled, or already written): its outcome changed nothing.
+     */
+    public Set<Fence> writeOutcomes(String workerId, List<Outcome> outcomes, boolean keepHistory) throws SQLException {
+        List<Outcome.Completed> completed = new ArrayList<>();
+        List<Outcome.Retry> retries = new ArrayList<>();
+        List<Outcome.Dead> deaths = new ArrayList<>();
+        List<Outcome.Released> released = new ArrayList<>();
+        List<Outcome.Snoozed> snoozed = new ArrayList<>();
+        for (Outcome o : outcomes) {
+            switch (o) {
+                case Outcome.Completed done -> completed.add(done);
+                case Outcome.Retry r -> retries.add(r);
+                case Outcome.Dead d -> deaths.add(d);
+                case Outcome.Released r -> released.add(r);
+                case Outcome.Snoozed z -> snoozed.add(z);
+            }
+        }
+        // One lock order (by id) for every statement, so two completers never wait on each other in a cycle.
+        Comparator<Outcome> byId = Comparator.comparingLong(o -> o.fence().id());
+        completed.sort(byId);
+        retries.sort(byId);
+        deaths.sort(byId);
+        released.sort(byId);
+        snoozed.sort(byId);
+        Set<Fence> applied = new HashSet<>();
+        jdbc.transaction(c -> {
+            if (!completed.isEmpty()) {
+                fenced(c, keepHistory ? completeToHistory : completeDiscard, applied, p -> p
+                        .array("bigint", ids(completed)).array("int4", attempts(completed)).text(workerId));
+            }
+            if (!retries.isEmpty()) {
+                fenced(c, retry, applied, p -> p
+                        .array("bigint", ids(retries)).array("int4", attempts(retries))
+                        .array("bigint", retries.stream().map(Outcome.Retry::delayMillis).toArray())
+                        .array("text", retries.stream().map(Outcome.Retry::error).toArray())
+                        .text(workerId));
+            }
+            if (!deaths.isEmpty()) {
+                fenced(c, dead, applied, p -> p
+                        .array("bigint", ids(deaths)).array("int4", attempts(deaths))
+                        .array("text", deaths.stream().map(Outcome.Dead::error).toArray())
+                        .array("text", deaths.stream().map(Outcome.Dead::reason).toArray())
+                        .text(workerId));
+            }
+            if (!snoozed.isEmpty()) {
+                fenced(c, snooze, applied, p -> p
+                        .array("bigint", ids(snoozed)).array("int4", attempts(snoozed))
+                        .array("bigint", snoozed.stream().map(Outcome.Snoozed::delayMillis).toArray())
+                        .text(workerId));
+            }
+            if (!released.isEmpty()) {
+                fenced(c, release, applied, p -> p
+                        .array("bigint", ids(released)).array("int4", attempts(released))
+                        .array("int4", released.stream().map(r -> r.giveBackAttempt() ? 1 : 0).toArray())
+                        .text(workerId));
+            }
+            return null;
+        });
+        return applied;
+    }
+
+    /**
+     * Extends each lease this worker still holds by its own duration ({@code leases.get(i)} for
+     * {@code fences.get(i)}) and returns the fences it held; the missing ones were lost.
+     */
+    public Set<Fence> heartbeatMany(String workerId, List<Fence> fences, List<Duration> leases) throws SQLException {
+        Set<Fence> held = new HashSet<>();
+        if (fences.isEmpty()) {
+            return held;
+        }
+        Object[] ids = fences.stream().map(Fence::id).toArray();
+        jdbc.autoCommit(c -> {
+            fenced(c, heartbeat, held, p -> p
+                    .array("bigint", ids).array("int4", fences.stream().map(Fence::attempt).toArray())
+                    .array("bigint", leases.stream().map(Duration::toMillis).toArray())
+                    .text(workerId).array("bigint", ids));
+            return null;
+        });
+        return held;
+    }
+
+    /** Runs a fenced statement and adds the (id, attempt) fences it matched to {@code applied}. */
+    private static void fenced(Connection c, String sql, Set<Fence> applied, Jdbc.Binder binder) throws SQLException {
+        Jdbc.each(c, sql, binder, rs -> applied.add(fence(rs)));
+    }
+
+    private static Fence fence(ResultSet rs) throws SQLException {
+        return new Fence(rs.getLong("id"), rs.getInt("attempt"));
+    }
+
+    private static Object[] ids(List<? extends Outcome> outcomes) {
+        return outcomes.stream().map(o -> o.fence().id()).toArray();
+    }
+
+    private static Object[] attempts(List<? extends Outcome> outcomes) {
+        return outcomes.stream().map(o -> o.fence().attempt()).toArray();
+    }
+}

@@ -1,0 +1,177 @@
+package dev.docket.internal.db;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.docket.JobError;
+import dev.docket.JobInfo;
+import dev.docket.JobState;
+import dev.docket.JobSummary;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The jobs table outside the worker's hot path: maintenance (promotion, rescue, vacuum), the
+ * operator's writes (cancel, run now), and look-ups of a job wherever it lives.
+ */
+public final class JobQueries {
+
+    private final Jdbc jdbc;
+    private final ObjectMapper json;
+    private final String promoteDue;
+    private final String expiredLeases;
+    private final String deadExpired;
+    private final String rescueExpired;
+    private final String notify;
+    private final String deadRows;
+    private final String vacuum;
+    private final String find;
+    private final String cancel;
+    private final String list;
+    private final String runNow;
+
+    JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
+        this.jdbc = jdbc;
+        this.json = json;
+        this.promoteDue = sql.get("jobPromoteDue");
+        this.expiredLeases = sql.get("jobExpiredLeases");
+        this.deadExpired = sql.get("deadJobInsertExpired");
+        this.rescueExpired = sql.get("jobRescueExpired");
+        this.notify = sql.get("queueNotify");
+        this.deadRows = sql.get("jobDeadRows");
+        this.vacuum = sql.get("jobVacuum");
+        this.find = sql.get("jobFind");
+        this.cancel = sql.get("jobCancel");
+        this.list = sql.get("jobList");
+        this.runNow = sql.get("jobRunNow");
+    }
+
+    /** Makes up to {@code limit} due scheduled jobs ready, wakes their queues, and returns how many per queue. */
+    public Map<String, Integer> promoteDue(int limit) throws SQLException {
+        Map<String, Integer> promoted = new HashMap<>();
+        jdbc.autoCommit(c -> {
+            Jdbc.each(c, promoteDue, p -> p.int4(limit), rs -> promoted.put(rs.getString("queue"), rs.getInt("promoted")));
+            return null;
+        });
+        return promoted;
+    }
+
+    /** What one page of rescue did. */
+    public record Rescue(int scanned, int rescued, int dead, long lastId, Set<String> queues) {
+    }
+
+    /**
+     * Rescues one page of jobs whose lease expired, with ids above {@code afterId}: back to ready
+     * with a "lost its lease" error, or to the dead-letter table when their attempts are used up.
+     */
+    public Rescue rescueExpired(long afterId, int pageSize) throws SQLException {
+        return jdbc.transaction(c -> {
+            List<Long> ids = Jdbc.list(c, expiredLeases, p -> p.int8(afterId).int4(pageSize), rs -> rs.getLong("id"));
+            if (ids.isEmpty()) {
+                return new Rescue(0, 0, 0, afterId, Set.of());
+            }
+            int dead = Jdbc.list(c, deadExpired, p -> p.array("bigint", ids), rs -> rs.getLong("id")).size();
+            List<String> rescued = Jdbc.list(c, rescueExpired, p -> p.array("bigint", ids), rs -> rs.getString("queue"));
+            Set<String> queues = new HashSet<>(rescued);
+            if (!queues.isEmpty()) {
+                Jdbc.execute(c, notify, p -> p.array("text", queues));
+            }
+            return new Rescue(ids.size(), rescued.size(), dead, ids.getLast(), queues);
+        });
+    }
+
+    /** Dead row versions in the jobs table, from the statistics system. */
+    public long deadRows() throws SQLException {
+        return jdbc.first(deadRows, Jdbc.NO_PARAMETERS, rs -> rs.getLong("dead_rows")).orElseThrow();
+    }
+
+    /**
+     * Vacuums the jobs table; returns the server's warning when it skipped the table (SQLSTATE 42501:
+     * this role may not vacuum it; 55P03: another vacuum or DDL holds it), else null.
+     */
+    public SQLWarning vacuum() throws SQLException {
+        // VACUUM cannot run inside a transaction block: auto-commit, whatever the pool's default.
+        return jdbc.autoCommit(c -> {
+            try (Statement st = c.createStatement()) {
+                st.execute(vacuum);
+                return st.getWarnings();
+            }
+        });
+    }
+
+    /** Finds a job wherever it lives: the live table, the history or the dead-letter table. */
+    public Optional<JobInfo> find(long id) throws SQLException {
+        return jdbc.first(find, p -> p.int8(id).int8(id).int8(id), this::jobInfo);
+    }
+
+    /**
+     * Moves a live job to the history as cancelled (a running one stops at its next heartbeat).
+     * Returns the state it was cancelled from ('scheduled', 'ready', 'running'), or empty when no live
+     * job has this id.
+     */
+    public Optional<String> cancel(long id) throws SQLException {
+        return jdbc.first(cancel, p -> p.int8(id), rs -> rs.getString("state"));
+    }
+
+    /** One keyset page of jobs across the live, history and dead-letter tables. */
+    public List<JobSummary> list(JobState state, String queue, String kind, Long before, int limit) throws SQLException {
+        String stateColumn = state == null ? null : state.name().toLowerCase(Locale.ROOT);
+        long below = before == null ? Long.MAX_VALUE : before;
+        return jdbc.list(list, p -> {
+            for (int table = 0; table < 3; table++) {
+                p.text(stateColumn).text(stateColumn).text(queue).text(queue).text(kind).text(kind).int8(below);
+            }
+            p.int4(limit);
+        }, JobQueries::summary);
+    }
+
+    /** Makes a scheduled job (future, or waiting out a backoff) ready now; false if it is not scheduled. */
+    public boolean runNow(long id) throws SQLException {
+        return jdbc.first(runNow, p -> p.int8(id), rs -> true).isPresent();
+    }
+
+    /** A row of a job listing ({@code jobSummaryColumns} and state, finished_at, error_count, reason). */
+    static JobSummary summary(ResultSet rs) throws SQLException {
+        return new JobSummary(rs.getLong("id"), rs.getString("queue"), rs.getString("kind"), state(rs),
+                rs.getInt("priority"), rs.getInt("attempt"), rs.getInt("max_attempts"), Jdbc.instant(rs, "run_at"),
+                Jdbc.instant(rs, "created_at"), Jdbc.instant(rs, "attempted_at"), Jdbc.instant(rs, "finished_at"),
+                rs.getString("tenant"), rs.getInt("error_count"), rs.getString("reason"));
+    }
+
+    private JobInfo jobInfo(ResultSet rs) throws SQLException {
+        return new JobInfo(rs.getLong("id"), rs.getString("queue"), rs.getString("kind"), state(rs),
+                rs.getInt("priority"), rs.getInt("attempt"), rs.getInt("max_attempts"), Jdbc.instant(rs, "run_at"),
+                Jdbc.instant(rs, "created_at"), Jdbc.instant(rs, "attempted_at"), Jdbc.instant(rs, "finished_at"),
+                rs.getString("tenant"), rs.getString("unique_key"), rs.getString("locked_by"), rs.getString("reason"),
+                rs.getInt("payload_version"), rs.getString("payload"), errors(rs.getString("errors")),
+                rs.getString("metadata"));
+    }
+
+    private static JobState state(ResultSet rs) throws SQLException {
+        return JobState.valueOf(rs.getString("state").toUpperCase(Locale.ROOT));
+    }
+
+    private List<JobError> errors(String errorsJson) throws SQLException {
+        try {
+            List<JobError> errors = new ArrayList<>();
+            for (JsonNode e : json.readTree(errorsJson)) {
+                errors.add(new JobError(e.path("attempt").asInt(), e.hasNonNull("at")
+                        ? OffsetDateTime.parse(e.get("at").asText()).toInstant() : null,
+                        e.path("error").asText(null), e.path("worker").asText(null)));
+            }
+            return errors;
+        } catch (Exception e) {
+            throw new SQLException("unreadable errors column: " + e.getMessage(), e);
+        }
+    }
+}

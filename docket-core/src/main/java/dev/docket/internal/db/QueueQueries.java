@@ -1,0 +1,63 @@
+package dev.docket.internal.db;
+
+import dev.docket.QueueSettings;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.List;
+
+/** The queues table (cluster-wide settings: paused, caps) and the notifications that wake a queue's workers. */
+public final class QueueQueries {
+
+    private final Jdbc jdbc;
+    private final String list;
+    private final String setPaused;
+    private final String setLimits;
+    private final String notify;
+
+    QueueQueries(Jdbc jdbc, Statements sql) {
+        this.jdbc = jdbc;
+        this.list = sql.get("queueList");
+        this.setPaused = sql.get("queueSetPaused");
+        this.setLimits = sql.get("queueSetLimits");
+        this.notify = sql.get("queueNotify");
+    }
+
+    /** Every queue with settings of its own. */
+    public List<QueueSettings> list() throws SQLException {
+        return jdbc.list(list, Jdbc.NO_PARAMETERS, rs -> new QueueSettings(rs.getString("name"), rs.getBoolean("paused"),
+                rs.getObject("max_running", Integer.class), rs.getObject("tenant_max_running", Integer.class),
+                Jdbc.instant(rs, "updated_at")));
+    }
+
+    /** Pauses or resumes a queue cluster-wide, and wakes its workers. */
+    public void setPaused(String queue, boolean paused) throws SQLException {
+        jdbc.autoCommit(c -> {
+            Jdbc.execute(c, setPaused, p -> p.text(queue).bool(paused));
+            return null;
+        });
+    }
+
+    /** Sets a queue's cluster-wide caps (null: none), and wakes its workers. */
+    public void setLimits(String queue, Integer maxRunning, Integer tenantMaxRunning) throws SQLException {
+        jdbc.autoCommit(c -> {
+            Jdbc.execute(c, setLimits, p -> p.text(queue).int4(maxRunning).int4(tenantMaxRunning));
+            return null;
+        });
+    }
+
+    /** Queues a wake-up for each queue's idle workers, delivered when {@code c}'s transaction commits. */
+    public void notify(Connection c, Collection<String> queues) throws SQLException {
+        if (!queues.isEmpty()) {
+            Jdbc.execute(c, notify, p -> p.array("text", queues));
+        }
+    }
+
+    /** Wakes each queue's idle workers now, on a connection of its own. */
+    public void notify(Collection<String> queues) throws SQLException {
+        jdbc.autoCommit(c -> {
+            notify(c, queues);
+            return null;
+        });
+    }
+}

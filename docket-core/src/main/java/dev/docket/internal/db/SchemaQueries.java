@@ -1,0 +1,41 @@
+package dev.docket.internal.db;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+
+/** The schema as a whole: the migration version it is at, and the database clock. */
+public final class SchemaQueries {
+
+    private final Jdbc jdbc;
+    private final String versionTable;
+    private final String version;
+    private final String now;
+
+    SchemaQueries(Jdbc jdbc, Statements sql) {
+        this.jdbc = jdbc;
+        this.versionTable = sql.get("schemaVersionTable");
+        this.version = sql.get("schemaVersion");
+        this.now = sql.get("schemaNow");
+    }
+
+    /**
+     * The schema version recorded by the migrator, 0 when Docket's tables do not exist. Neither
+     * statement can fail on a missing table, so this is safe inside a caller's transaction.
+     */
+    public int version(Connection c) throws SQLException {
+        boolean migrated = Jdbc.first(c, versionTable, Jdbc.NO_PARAMETERS, rs -> rs.getString("version_table") != null)
+                .orElse(false);
+        return migrated ? Jdbc.first(c, version, Jdbc.NO_PARAMETERS, rs -> rs.getInt("version")).orElse(0) : 0;
+    }
+
+    /** The schema version, on a connection of its own. */
+    public int version() throws SQLException {
+        return jdbc.autoCommit(this::version);
+    }
+
+    /** The database's clock. */
+    public Instant now() throws SQLException {
+        return jdbc.first(now, Jdbc.NO_PARAMETERS, rs -> Jdbc.instant(rs, "now")).orElseThrow();
+    }
+}

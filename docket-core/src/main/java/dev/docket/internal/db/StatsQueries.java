@@ -1,0 +1,90 @@
+package dev.docket.internal.db;
+
+import dev.docket.QueueStats;
+import dev.docket.TenantRunning;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Statistics over all tables, for the admin API, the dashboard and the metrics. */
+public final class StatsQueries {
+
+    private final Jdbc jdbc;
+    private final String snapshot;
+    private final String live;
+    private final String history;
+    private final String dead;
+    private final String runningByTenant;
+
+    StatsQueries(Jdbc jdbc, Statements sql) {
+        this.jdbc = jdbc;
+        this.snapshot = sql.get("statsSnapshot");
+        this.live = sql.get("statsLive");
+        this.history = sql.get("statsHistory");
+        this.dead = sql.get("statsDead");
+        this.runningByTenant = sql.get("statsRunningByTenant");
+    }
+
+    /** One queue and kind's figures as the three statements fill them in. */
+    private static final class Figures {
+        long scheduled;
+        long ready;
+        long running;
+        double lagSeconds;
+        long retriedLastMinute;
+        long completedLastMinute;
+        Double pickupP50;
+        Double pickupP99;
+        long dead;
+        long deadLastDay;
+        long deadLastMinute;
+    }
+
+    /** Per queue and kind: live counts, lag, throughput, failures, dead-letter size and pickup latency. */
+    public List<QueueStats> stats() throws SQLException {
+        Map<String, Map<String, Figures>> byQueue = new TreeMap<>();
+        jdbc.transaction(c -> {
+            Jdbc.execute(c, snapshot, Jdbc.NO_PARAMETERS);
+            Jdbc.each(c, live, Jdbc.NO_PARAMETERS, rs -> {
+                Figures f = figures(byQueue, rs);
+                f.scheduled = rs.getLong("scheduled");
+                f.ready = rs.getLong("ready");
+                f.running = rs.getLong("running");
+                f.lagSeconds = rs.getDouble("lag_seconds");
+                f.retriedLastMinute = rs.getLong("retried_last_minute");
+            });
+            Jdbc.each(c, history, Jdbc.NO_PARAMETERS, rs -> {
+                Figures f = figures(byQueue, rs);
+                f.completedLastMinute = rs.getLong("completed_last_minute");
+                f.pickupP50 = rs.getObject("pickup_p50_ms", Double.class);
+                f.pickupP99 = rs.getObject("pickup_p99_ms", Double.class);
+            });
+            Jdbc.each(c, dead, Jdbc.NO_PARAMETERS, rs -> {
+                Figures f = figures(byQueue, rs);
+                f.dead = rs.getLong("dead");
+                f.deadLastDay = rs.getLong("dead_last_day");
+                f.deadLastMinute = rs.getLong("dead_last_minute");
+            });
+            return null;
+        });
+        List<QueueStats> stats = new ArrayList<>();
+        byQueue.forEach((queue, kinds) -> kinds.forEach((kind, f) -> stats.add(new QueueStats(queue, kind,
+                f.scheduled, f.ready, f.running, f.lagSeconds, f.completedLastMinute,
+                f.retriedLastMinute + f.deadLastMinute, f.dead, f.deadLastDay, f.pickupP50, f.pickupP99))));
+        return stats;
+    }
+
+    private static Figures figures(Map<String, Map<String, Figures>> byQueue, ResultSet rs) throws SQLException {
+        return byQueue.computeIfAbsent(rs.getString("queue"), q -> new TreeMap<>())
+                .computeIfAbsent(rs.getString("kind"), k -> new Figures());
+    }
+
+    /** Running jobs per queue and tenant (tenant null for jobs without one), most first within a queue. */
+    public List<TenantRunning> runningByTenant() throws SQLException {
+        return jdbc.list(runningByTenant, Jdbc.NO_PARAMETERS,
+                rs -> new TenantRunning(rs.getString("queue"), rs.getString("tenant"), rs.getLong("running")));
+    }
+}

@@ -1,0 +1,83 @@
+-- The dead-letter table: jobs that failed for good, with their whole error history.
+
+-- name: deadJobInsertFromJobs
+WITH gone AS (
+    DELETE FROM {{schema}}.jobs j
+     USING unnest(?::bigint[], ?::int[], ?::text[], ?::text[]) AS f(id, attempt, error, reason)
+     WHERE {{jobFence}}
+    RETURNING j.*, f.error AS f_error, f.reason AS f_reason
+)
+INSERT INTO {{schema}}.dead_jobs ({{jobColumns}}, reason)
+SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts,
+       tenant, unique_key, metadata,
+       errors || jsonb_build_array(jsonb_build_object(
+           'attempt', attempt, 'at', now(), 'error', f_error, 'worker', locked_by)),
+       created_at, attempted_at, f_reason
+  FROM gone
+RETURNING id, attempt
+
+-- name: deadJobInsertExpired
+-- Takes the page of expired leases (jobExpiredLeases) whose attempts are used up.
+WITH gone AS (
+    DELETE FROM {{schema}}.jobs
+     WHERE id = ANY (?::bigint[]) AND state = 'running' AND lease_until < now()
+       AND attempt >= max_attempts
+    RETURNING *
+)
+INSERT INTO {{schema}}.dead_jobs ({{jobColumns}}, reason)
+SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts,
+       tenant, unique_key, metadata,
+       errors || jsonb_build_array(jsonb_build_object(
+           'attempt', attempt, 'at', now(), 'worker', locked_by,
+           'error', 'lease expired: worker ' || coalesce(locked_by, '?') || ' lost its lease')),
+       created_at, attempted_at,
+       'attempts exhausted (' || max_attempts || '); the last worker lost its lease'
+  FROM gone
+RETURNING id
+
+-- name: deadJobDeleteExpired
+DELETE FROM {{schema}}.dead_jobs
+ WHERE id = ANY (ARRAY(
+           SELECT id FROM {{schema}}.dead_jobs
+            WHERE died_at < now() - ? * interval '1 millisecond'
+            LIMIT ?))
+
+-- name: deadJobList
+SELECT {{jobSummaryColumns}}, 'dead' AS state, died_at AS finished_at,
+       jsonb_array_length(errors) AS error_count, reason
+  FROM {{schema}}.dead_jobs
+ WHERE (?::text IS NULL OR kind = ?)
+   AND (?::text IS NULL OR strpos(lower(errors::text || ' ' || reason), lower(?)) > 0)
+   AND id < ?
+ ORDER BY id DESC
+ LIMIT ?
+
+-- name: deadJobGroups
+-- Groups by the first line of the last error, without the exception's package and cut to 200
+-- characters: the exception's simple name and its message.
+SELECT kind, left(regexp_replace(split_part(coalesce(errors -> -1 ->> 'error', reason), E'\n', 1),
+                                 '^([a-z_][a-z0-9_]*\.)+', ''), 200) AS error,
+       count(*) AS jobs, min(died_at) AS first_died_at, max(died_at) AS last_died_at
+  FROM {{schema}}.dead_jobs
+ WHERE (?::text IS NULL OR kind = ?)
+ GROUP BY 1, 2
+ ORDER BY count(*) DESC, max(died_at) DESC
+ LIMIT ?
+
+-- name: deadJobReplay
+-- Replays dead jobs: back to ready with a fresh attempt budget, keeping their error history.
+-- A dead job whose unique key a live job holds now stays dead (replaying it would duplicate).
+WITH revived AS (
+    DELETE FROM {{schema}}.dead_jobs d
+     WHERE d.id = ANY (?::bigint[])
+       AND NOT EXISTS (SELECT 1 FROM {{schema}}.jobs j WHERE j.unique_key = d.unique_key)
+    RETURNING d.*
+), inserted AS (
+    INSERT INTO {{schema}}.jobs (id, queue, kind, payload, payload_version, priority, state, run_at,
+                                 attempt, max_attempts, tenant, unique_key, metadata, errors, created_at)
+    SELECT id, queue, kind, payload, payload_version, priority, 'ready', now(), 0, max_attempts,
+           tenant, unique_key, metadata, errors, created_at
+      FROM revived
+    RETURNING id, queue
+)
+SELECT id, pg_notify('{{channel}}', queue) FROM inserted

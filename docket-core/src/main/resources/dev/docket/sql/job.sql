@@ -1,0 +1,337 @@
+-- The jobs table: live jobs only (scheduled, ready, running).
+-- Blocks: "-- name: x" is a statement, "-- fragment: x" is text that statements include as {{x}}.
+
+-- fragment: jobColumns
+id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts,
+tenant, unique_key, metadata, errors, created_at, attempted_at
+
+-- fragment: jobFence
+-- Fenced: a row matches only while this worker still holds this attempt's claim. Fenced
+-- statements return the (id, attempt) fences that matched.
+j.id = f.id AND j.attempt = f.attempt AND j.locked_by = ? AND j.state = 'running'
+
+-- fragment: jobInsertRows
+INSERT INTO {{schema}}.jobs AS j
+       (id, queue, kind, payload, payload_version, priority, state, run_at, max_attempts,
+        tenant, unique_key, metadata)
+SELECT coalesce(u.id, nextval('{{schema}}.jobs_id_seq')), u.queue, u.kind, u.payload::jsonb, u.payload_version, u.priority,
+       CASE WHEN r.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
+       r.run_at, u.max_attempts, u.tenant, u.unique_key, u.metadata::jsonb
+  FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::int[], ?::smallint[],
+              ?::bigint[], ?::bigint[], ?::int[], ?::text[], ?::text[], ?::text[])
+       AS u(id, queue, kind, payload, payload_version, priority,
+            run_at_micros, delay_ms, max_attempts, tenant, unique_key, metadata)
+ CROSS JOIN LATERAL (
+       SELECT coalesce(timestamptz 'epoch' + u.run_at_micros * interval '1 microsecond',
+                       now() + coalesce(u.delay_ms, 0) * interval '1 millisecond') AS run_at) r
+
+-- fragment: jobInsertOneRow
+-- One job, with plain parameters: the common single enqueue skips the array encoding and the
+-- unnest of the bulk statement.
+INSERT INTO {{schema}}.jobs AS j
+       (queue, kind, payload, payload_version, priority, state, run_at, max_attempts, tenant, unique_key,
+        metadata)
+SELECT ?, ?, ?::jsonb, ?, ?, CASE WHEN r.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
+       r.run_at, ?, ?, ?, ?::jsonb
+  FROM (SELECT coalesce(timestamptz 'epoch' + ?::bigint * interval '1 microsecond',
+                        now() + coalesce(?::bigint, 0) * interval '1 millisecond') AS run_at) r
+
+-- fragment: jobInsertOnConflict
+-- Rows with a unique key are inserted with ON CONFLICT, which makes every row a speculative
+-- insertion (an extra index probe and WAL record per row): a quarter of a 1,000-row insert (8.1 ms
+-- against 6.2). Batches without keys skip it; a NULL key never conflicts, so the result is the same.
+ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL DO NOTHING
+
+-- fragment: jobInsertReturning
+RETURNING j.id, j.state = 'ready' AS ready
+
+-- name: jobInsertMany
+{{jobInsertRows}}
+{{jobInsertReturning}}
+
+-- name: jobInsertManyKeyed
+{{jobInsertRows}}
+{{jobInsertOnConflict}}
+{{jobInsertReturning}}
+
+-- name: jobInsertOne
+{{jobInsertOneRow}}
+{{jobInsertReturning}}
+
+-- name: jobInsertOneKeyed
+{{jobInsertOneRow}}
+{{jobInsertOnConflict}}
+{{jobInsertReturning}}
+
+-- name: jobReserveIds
+-- Reserves ids for a bulk insert so that each input row is matched to its id by value, not by row order.
+SELECT nextval('{{schema}}.jobs_id_seq') AS id FROM generate_series(1, ?)
+
+-- name: jobFindByUniqueKeys
+SELECT unique_key, id FROM {{schema}}.jobs WHERE unique_key = ANY (?::text[])
+
+-- fragment: jobClaimSet
+-- What a claim sets: the attempt counts at claim, and kinds with a lease of their own pass it in the arrays.
+UPDATE {{schema}}.jobs
+   SET state = 'running', attempt = attempt + 1, attempted_at = now(),
+       lease_until = now() + coalesce(
+           (SELECT l.ms FROM unnest(?::text[], ?::bigint[]) AS l(kind, ms) WHERE l.kind = jobs.kind),
+           ?) * interval '1 millisecond',
+       locked_by = ?
+
+-- fragment: jobClaimAsyncCommit
+-- A claim's transaction commits with synchronous_commit off: one claim statement per batch is the
+-- producer's whole loop, and waiting for the WAL flush was most of its time. Nothing acknowledged
+-- to a user depends on a claim being durable. A database crash can lose only the last few hundred
+-- milliseconds of claims; those jobs come back ready with their earlier attempt, so the handlers
+-- that ran them are fenced out (an outcome is written only for the claimed attempt) and the jobs
+-- run again: the at-least-once guarantee, as after any crash. A written outcome commits durably, and
+-- the WAL is flushed in order, so a durable outcome implies its durable claim. The setting is made
+-- inside the claim statement (an uncorrelated sub-select, evaluated once) to save a round trip;
+-- it is local to the transaction and read when the transaction commits.
+(SELECT set_config('synchronous_commit', 'off', true)) = 'off'
+
+-- fragment: jobClaimReturning
+RETURNING id, queue, kind, payload::text, payload_version, priority, run_at, attempt, max_attempts,
+          tenant, metadata::text, lease_until
+
+-- name: jobClaim
+-- The locking sub-select is an ARRAY(...) argument, which PostgreSQL evaluates exactly once per
+-- statement (an InitPlan). The common `WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)`
+-- form lets the planner turn the sub-select into a join it may re-run, which was measured on
+-- PostgreSQL 18 to stall for minutes while locking dozens of rows for LIMIT 1.
+-- The inner scan is the partial claim index in its own order, so stale statistics after a bulk
+-- insert cannot turn it into a sequential scan and sort. The claim counts the attempt, so a job
+-- that kills its worker still reaches its max attempts. Kinds with a lease of their own pass it
+-- in the two arrays; the others take the worker's lease. The claim commits without waiting for
+-- its WAL flush (see jobClaimAsyncCommit).
+{{jobClaimSet}}
+ WHERE id = ANY (ARRAY(
+           SELECT id FROM {{schema}}.jobs
+            WHERE state = 'ready' AND queue = ?
+              AND NOT EXISTS (SELECT 1 FROM {{schema}}.queues q WHERE q.name = ? AND q.paused)
+            ORDER BY priority, run_at, id
+            LIMIT ?
+            FOR NO KEY UPDATE SKIP LOCKED))
+   AND {{jobClaimAsyncCommit}}
+{{jobClaimReturning}}
+
+-- name: jobClaimCapped
+-- The claim of a queue with concurrency caps (cluster-wide, and per tenant). Claimers of such a
+-- queue serialize on an advisory lock held by the caller's transaction (queueClaimLock), so the
+-- running counts they read stay true until they commit. FOR UPDATE cannot share a query level with
+-- the per-tenant selection, so the selection is done first without locks and the chosen rows are
+-- locked (SKIP LOCKED) one level up. Tenants are enumerated with a loose index scan (one index
+-- probe per tenant) and each contributes at most its cap minus its running jobs, in claim order;
+-- so a tenant with 500,000 ready jobs costs the claim no more than one with five. Jobs without a
+-- tenant come from a bounded look-ahead of the first 1,000 ready jobs in claim order.
+WITH RECURSIVE p AS (
+    SELECT ?::text AS queue, ?::int AS lim, ?::int AS tenant_cap, ?::int AS max_running
+), tenants AS (
+    (SELECT tenant FROM {{schema}}.jobs
+      WHERE state = 'ready' AND tenant IS NOT NULL AND queue = (SELECT queue FROM p)
+      ORDER BY tenant LIMIT 1)
+    UNION ALL
+    SELECT (SELECT j.tenant FROM {{schema}}.jobs j
+             WHERE j.state = 'ready' AND j.tenant IS NOT NULL AND j.queue = (SELECT queue FROM p)
+               AND j.tenant > t.tenant
+             ORDER BY j.tenant LIMIT 1)
+      FROM tenants t
+     WHERE t.tenant IS NOT NULL
+), running AS (
+    SELECT tenant, count(*) AS n FROM {{schema}}.jobs
+     WHERE state = 'running' AND queue = (SELECT queue FROM p)
+     GROUP BY tenant
+), candidates AS (
+    SELECT c.id, c.priority, c.run_at
+      FROM tenants t
+     CROSS JOIN LATERAL (
+           SELECT j.id, j.priority, j.run_at FROM {{schema}}.jobs j
+            WHERE j.state = 'ready' AND j.tenant IS NOT NULL AND j.queue = (SELECT queue FROM p)
+              AND j.tenant = t.tenant
+            ORDER BY j.priority, j.run_at, j.id
+            LIMIT greatest(0, least((SELECT lim FROM p), coalesce((SELECT tenant_cap FROM p), (SELECT lim FROM p))
+                           - coalesce((SELECT r.n FROM running r WHERE r.tenant = t.tenant), 0)))) c
+     WHERE t.tenant IS NOT NULL
+    UNION ALL
+    SELECT ahead.id, ahead.priority, ahead.run_at
+      FROM (SELECT id, priority, run_at, tenant FROM {{schema}}.jobs
+             WHERE state = 'ready' AND queue = (SELECT queue FROM p)
+             ORDER BY priority, run_at, id
+             LIMIT 1000) ahead
+     WHERE ahead.tenant IS NULL
+)
+{{jobClaimSet}}
+ WHERE id = ANY (ARRAY(
+           SELECT j.id FROM {{schema}}.jobs j
+            WHERE j.id = ANY (ARRAY(
+                      SELECT id FROM candidates
+                       ORDER BY priority, run_at, id
+                       LIMIT greatest(0, least((SELECT lim FROM p), coalesce((SELECT max_running FROM p)
+                           - (SELECT coalesce(sum(n), 0) FROM running), (SELECT lim FROM p))))))
+              AND j.state = 'ready'
+              AND NOT EXISTS (SELECT 1 FROM {{schema}}.queues q WHERE q.name = (SELECT queue FROM p) AND q.paused)
+            ORDER BY j.priority, j.run_at, j.id
+            FOR NO KEY UPDATE SKIP LOCKED))
+   AND {{jobClaimAsyncCommit}}
+{{jobClaimReturning}}
+
+-- name: jobCompleteManyToHistory
+WITH done AS (
+    DELETE FROM {{schema}}.jobs j
+     USING unnest(?::bigint[], ?::int[]) AS f(id, attempt)
+     WHERE {{jobFence}}
+    RETURNING j.*
+), moved AS (
+    INSERT INTO {{schema}}.job_history ({{jobColumns}}, state)
+    SELECT {{jobColumns}}, 'completed' FROM done
+)
+SELECT id, attempt FROM done
+
+-- name: jobCompleteManyDiscard
+DELETE FROM {{schema}}.jobs j
+ USING unnest(?::bigint[], ?::int[]) AS f(id, attempt)
+ WHERE {{jobFence}}
+RETURNING j.id, j.attempt
+
+-- name: jobRetryMany
+-- Retries go to 'scheduled': only due jobs are 'ready', which keeps the claim free of a run_at filter.
+UPDATE {{schema}}.jobs j
+   SET state = 'scheduled',
+       run_at = now() + f.delay_ms * interval '1 millisecond',
+       lease_until = NULL, locked_by = NULL,
+       errors = j.errors || jsonb_build_array(jsonb_build_object(
+           'attempt', j.attempt, 'at', now(), 'error', f.error, 'worker', j.locked_by))
+  FROM unnest(?::bigint[], ?::int[], ?::bigint[], ?::text[]) AS f(id, attempt, delay_ms, error)
+ WHERE {{jobFence}}
+RETURNING j.id, j.attempt
+
+-- name: jobSnoozeMany
+UPDATE {{schema}}.jobs j
+   SET state = CASE WHEN f.delay_ms <= 0 THEN 'ready' ELSE 'scheduled' END,
+       run_at = now() + f.delay_ms * interval '1 millisecond',
+       attempt = j.attempt - 1, lease_until = NULL, locked_by = NULL
+  FROM unnest(?::bigint[], ?::int[], ?::bigint[]) AS f(id, attempt, delay_ms)
+ WHERE {{jobFence}}
+RETURNING j.id, f.attempt
+
+-- name: jobReleaseMany
+-- A released job was interrupted by a shutdown, not failed: its attempt is given back if it stopped.
+UPDATE {{schema}}.jobs j
+   SET state = 'ready', attempt = j.attempt - f.give_back, lease_until = NULL, locked_by = NULL
+  FROM unnest(?::bigint[], ?::int[], ?::int[]) AS f(id, attempt, give_back)
+ WHERE {{jobFence}}
+RETURNING j.id, f.attempt
+
+-- name: jobHeartbeatMany
+-- Touches only lease_until, which is in no index and no index predicate: a HOT update. Rows that
+-- another transaction holds are skipped, never waited for: the worker's own completer may be
+-- writing them (in another order, which would deadlock), and a rescue or cancel means they are
+-- lost anyway. A skipped job counts as not extended, which only matters while its handler runs.
+UPDATE {{schema}}.jobs j
+   SET lease_until = now() + f.lease_ms * interval '1 millisecond'
+  FROM unnest(?::bigint[], ?::int[], ?::bigint[]) AS f(id, attempt, lease_ms)
+ WHERE {{jobFence}}
+   AND j.id = ANY (ARRAY(SELECT id FROM {{schema}}.jobs WHERE id = ANY (?::bigint[])
+                         FOR NO KEY UPDATE SKIP LOCKED))
+RETURNING j.id, j.attempt
+
+-- name: jobPromoteDue
+WITH promoted AS (
+    UPDATE {{schema}}.jobs
+       SET state = 'ready'
+     WHERE id = ANY (ARRAY(
+               SELECT id FROM {{schema}}.jobs
+                WHERE state = 'scheduled' AND run_at <= now()
+                ORDER BY run_at
+                LIMIT ?
+                FOR NO KEY UPDATE SKIP LOCKED))
+    RETURNING queue
+)
+SELECT queue, count(*) AS promoted, pg_notify('{{channel}}', queue) FROM promoted GROUP BY queue
+
+-- name: jobExpiredLeases
+-- Rescue works in pages by id, so a page of rows it cannot take (locked) never stalls it.
+SELECT id FROM {{schema}}.jobs
+ WHERE state = 'running' AND lease_until < now() AND id > ?
+ ORDER BY id
+ LIMIT ?
+ FOR NO KEY UPDATE SKIP LOCKED
+
+-- name: jobRescueExpired
+UPDATE {{schema}}.jobs
+   SET state = 'ready', lease_until = NULL, locked_by = NULL,
+       errors = errors || jsonb_build_array(jsonb_build_object(
+           'attempt', attempt, 'at', now(), 'worker', locked_by,
+           'error', 'lease expired: worker ' || coalesce(locked_by, '?') || ' lost its lease'))
+ WHERE id = ANY (?::bigint[]) AND state = 'running' AND lease_until < now()
+RETURNING queue
+
+-- name: jobDeadRows
+-- Dead row versions in the hot table, as the statistics system last saw them (at most about a second old).
+SELECT pg_stat_get_dead_tuples('{{schema}}.jobs'::regclass) AS dead_rows
+
+-- name: jobVacuum
+-- SKIP_LOCKED: an autovacuum (or DDL) already holding the table makes this a no-op instead of a wait.
+VACUUM (SKIP_LOCKED) {{schema}}.jobs
+
+-- name: jobFind
+-- One snapshot for all three tables: a job moving between them is seen exactly once.
+SELECT {{jobColumns}},
+       state, NULL::timestamptz AS finished_at, lease_until, locked_by, NULL AS reason
+  FROM {{schema}}.jobs WHERE id = ?
+UNION ALL
+SELECT {{jobColumns}},
+       state, finished_at, NULL, NULL, NULL
+  FROM {{schema}}.job_history WHERE id = ?
+UNION ALL
+SELECT {{jobColumns}},
+       'dead', died_at, NULL, NULL, reason
+  FROM {{schema}}.dead_jobs WHERE id = ?
+LIMIT 1
+
+-- name: jobCancel
+-- Cancelling moves a waiting or running job to the history at once; a worker still running it
+-- finds out at its next heartbeat (the fenced update matches nothing) and interrupts it.
+WITH gone AS (
+    DELETE FROM {{schema}}.jobs WHERE id = ? RETURNING *
+), moved AS (
+    INSERT INTO {{schema}}.job_history ({{jobColumns}}, state)
+    SELECT {{jobColumns}}, 'cancelled' FROM gone
+)
+SELECT state, queue FROM gone
+
+-- fragment: jobSummaryColumns
+-- List views never select payloads: a page of huge payloads must not be read to show ids.
+id, queue, kind, priority, attempt, max_attempts, run_at, created_at, attempted_at, tenant
+
+-- name: jobList
+-- One keyset page of jobs across the three tables, newest id first; each filter is optional
+-- (NULL matches all). The state filter picks the table(s) before any row is read.
+SELECT * FROM (
+    SELECT {{jobSummaryColumns}}, state, NULL::timestamptz AS finished_at,
+           jsonb_array_length(errors) AS error_count, NULL AS reason
+      FROM {{schema}}.jobs
+     WHERE (?::text IS NULL OR state = ?) AND (?::text IS NULL OR queue = ?) AND (?::text IS NULL OR kind = ?)
+       AND id < ?
+    UNION ALL
+    SELECT {{jobSummaryColumns}}, state, finished_at, jsonb_array_length(errors), NULL
+      FROM {{schema}}.job_history
+     WHERE (?::text IS NULL OR state = ?) AND (?::text IS NULL OR queue = ?) AND (?::text IS NULL OR kind = ?)
+       AND id < ?
+    UNION ALL
+    SELECT {{jobSummaryColumns}}, 'dead', died_at, jsonb_array_length(errors), reason
+      FROM {{schema}}.dead_jobs
+     WHERE (?::text IS NULL OR 'dead' = ?) AND (?::text IS NULL OR queue = ?) AND (?::text IS NULL OR kind = ?)
+       AND id < ?
+) j
+ORDER BY id DESC
+LIMIT ?
+
+-- name: jobRunNow
+WITH due AS (
+    UPDATE {{schema}}.jobs SET state = 'ready', run_at = now()
+     WHERE id = ? AND state = 'scheduled'
+    RETURNING queue
+)
+SELECT pg_notify('{{channel}}', queue) FROM due
