@@ -79,6 +79,22 @@ public final class TestDatabase {
 
     /** A new connection pool of {@code size} connections; the caller closes it. */
     public HikariDataSource pool(int size) {
+        return new HikariDataSource(config(size));
+    }
+
+    /**
+     * A new pool of {@code size} connections handed out with auto-commit off, as Spring Boot users
+     * often configure theirs: a write that does not set auto-commit itself is rolled back when its
+     * connection goes back to the pool. The caller closes it.
+     */
+    public HikariDataSource poolWithoutAutoCommit(int size) {
+        HikariConfig config = config(size);
+        config.setAutoCommit(false);
+        config.setPoolName("docket-test-no-autocommit");
+        return new HikariDataSource(config);
+    }
+
+    private HikariConfig config(int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         if (user != null) {
@@ -91,7 +107,7 @@ public final class TestDatabase {
         config.setMinimumIdle(0);
         config.setConnectionTimeout(10_000);
         config.setPoolName("docket-test");
-        return new HikariDataSource(config);
+        return config;
     }
 
     /** The shared pool (40 connections) that tests use by default. */
