@@ -4,7 +4,8 @@ package dev.docket;
  * A filter and keyset page for {@link DocketAdmin#deadJobs(DeadJobQuery)}: newest first.
  *
  * @param kind          only dead jobs of this kind ({@code null}: all)
- * @param errorContains only those whose errors or reason contain this text, ignoring case ({@code null}: all)
+ * @param errorContains only those with this text, ignoring case, in one of their error messages or their
+ *                      reason; the JSON around the messages is not searched ({@code null}: all)
  * @param before        only ids below this one ({@code null}: from the newest)
  * @param limit         page size, 1 to 1000
  */

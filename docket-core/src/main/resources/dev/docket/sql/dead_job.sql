@@ -43,11 +43,17 @@ DELETE FROM {{schema}}.dead_jobs
             LIMIT ?))
 
 -- name: deadJobList
+-- The text filter reads the error messages (each errors[].error) and the reason, never the JSON
+-- of the error history: its keys ("attempt", "worker") and punctuation ("{", ":") would match
+-- every dead job, and bulk replay by filter would then replay the whole table.
 SELECT {{jobSummaryColumns}}, 'dead' AS state, died_at AS finished_at,
        jsonb_array_length(errors) AS error_count, reason
   FROM {{schema}}.dead_jobs
  WHERE (?::text IS NULL OR kind = ?)
-   AND (?::text IS NULL OR strpos(lower(errors::text || ' ' || reason), lower(?)) > 0)
+   AND (?::text IS NULL
+        OR strpos(lower(reason), lower(?)) > 0
+        OR EXISTS (SELECT 1 FROM jsonb_array_elements(errors) AS e
+                    WHERE strpos(lower(e ->> 'error'), lower(?)) > 0))
    AND id < ?
  ORDER BY id DESC
  LIMIT ?

@@ -25,11 +25,11 @@ public final class DeadJobQueries {
 
     /**
      * One keyset page of dead jobs, newest first, optionally of one kind and with {@code errorContains}
-     * (ignoring case) in their errors or reason; null filters match all.
+     * (ignoring case) in one of their error messages or their reason; null filters match all.
      */
     public List<JobSummary> list(String kind, String errorContains, Long before, int limit) throws SQLException {
         return jdbc.list(list, p -> p.text(kind).text(kind)
-                .text(errorContains).text(errorContains)
+                .text(errorContains).text(errorContains).text(errorContains)
                 .int8(before == null ? Long.MAX_VALUE : before).int4(limit), JobQueries::summary);
     }
 
