@@ -40,6 +40,7 @@ public final class Database {
         this.schema = new SchemaQueries(jdbc, sql);
     }
 
+    /** The data source every query borrows from. */
     public DataSource dataSource() {
         return jdbc.dataSource();
     }
@@ -64,34 +65,42 @@ public final class Database {
         return jobs;
     }
 
+    /** The job history's partitions. */
     public HistoryQueries history() {
         return history;
     }
 
+    /** The dead-letter table. */
     public DeadJobQueries deadJobs() {
         return deadJobs;
     }
 
+    /** Queue settings and wake-ups. */
     public QueueQueries queues() {
         return queues;
     }
 
+    /** Leader leases. */
     public LeaderQueries leaders() {
         return leaders;
     }
 
+    /** Periodic jobs' slots. */
     public CronSlotQueries cronSlots() {
         return cronSlots;
     }
 
+    /** Unique keys held for a period. */
     public UniqueKeyQueries uniqueKeys() {
         return uniqueKeys;
     }
 
+    /** Statistics over all tables. */
     public StatsQueries stats() {
         return stats;
     }
 
+    /** The schema version and the database clock. */
     public SchemaQueries schema() {
         return schema;
     }

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * any file include as {@code {{name}}}); other lines that start with {@code --} are comments and are
  * left out of the SQL. The only other placeholders are the schema's ({@link SchemaName#bind}).
  */
-public final class Statements {
+final class Statements {
 
     /** The files, each with the prefix of its blocks' names: named by table, then verb. */
     private static final Map<String, String> FILES = Map.of("job", "job", "job_history", "history",
@@ -31,12 +31,12 @@ public final class Statements {
 
     private final SchemaName schema;
 
-    public Statements(SchemaName schema) {
+    Statements(SchemaName schema) {
         this.schema = schema;
     }
 
     /** The statement {@code name} with this schema substituted; callers keep it, so it is bound once. */
-    public String get(String name) {
+    String get(String name) {
         String template = TEMPLATES.get(name);
         if (template == null) {
             throw new IllegalArgumentException("no SQL statement named " + name + " in dev/docket/sql/*.sql");
