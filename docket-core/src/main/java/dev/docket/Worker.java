@@ -26,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.OptionalInt;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -141,16 +140,7 @@ public final class Worker implements AutoCloseable {
         order.add(heartbeater);
         order.add(stallWatch);
         order.add(queueSettings);
-        order.add(new Lifecycle() {
-            @Override
-            public void start() {
-            }
-
-            @Override
-            public void stop() {
-                executor.close();
-            }
-        });
+        order.add(Lifecycle.onStop(executor::close));
         order.add(completer);
         order.add(handlerDrain);
         if (elector != null) {
@@ -176,30 +166,8 @@ public final class Worker implements AutoCloseable {
         return config.listen() && config.listenerDataSource() == null;
     }
 
-    /**
-     * Refuses a pool too small for the worker to make progress, and warns once about one smaller
-     * than it needs; a pool that does not tell its size is watched by the {@link StallWatch} instead.
-     */
-    private void checkPoolSize() {
-        OptionalInt size = PoolSize.of(docket.store().dataSource());
-        if (size.isEmpty()) {
-            return;
-        }
-        int pool = size.getAsInt();
-        if (listensOnThePool() && pool < 2) {
-            throw new IllegalStateException("docket: the worker's pool has " + pool + " connection, and the worker's "
-                    + "listener would hold it for the worker's life, leaving none to claim jobs, extend leases or "
-                    + "write outcomes: give the pool " + connectionsNeeded() + " connections (queues + 6, see Worker), "
-                    + "or give the worker a listenerDataSource(...), or listen(false)");
-        }
-        if (pool < connectionsNeeded()) {
-            log.warn("docket: the worker's pool has {} connections, fewer than the {} it needs (queues + 6, see Worker): "
-                    + "claims, heartbeats and outcomes will wait for each other's connections", pool, connectionsNeeded());
-        }
-    }
-
     private Worker start() {
-        checkPoolSize();
+        PoolSize.check(docket.store().dataSource(), connectionsNeeded(), listensOnThePool(), log);
         docket.requireSchema();
         try {
             queueSettings.runOnce();
