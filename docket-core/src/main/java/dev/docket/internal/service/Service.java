@@ -55,6 +55,11 @@ public abstract class Service implements Lifecycle {
             if (running) {
                 return;
             }
+            if (thread != null && thread.isAlive()) {
+                // Its loop would run again beside the new one as soon as the running flag is set.
+                throw new IllegalStateException("docket: " + name + " cannot start again: its previous thread, "
+                        + "abandoned at stop, still runs");
+            }
             beforeStart();
             running = true;
             thread = Thread.ofPlatform().daemon().name(name).start(this::run);
