@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * maintenance round borrows a pool connection briefly, and the listener holds one for the worker's
  * life (none from the pool with {@link Builder#listenerDataSource} or {@code listen(false)}). So
  * that none of them ever waits for another, a worker needs {@code queues + 6} pool connections:
- * one per queue, one each for outcomes, heartbeats and queue settings, two for maintenance and one
- * for the listener (one less for each of those turned off), plus whatever its handlers use. With
+ * one per queue, one each for outcomes, heartbeats and queue settings, two for maintenance (the
+ * election and the maintainer) and one for the listener (two fewer with {@code maintenance(false)},
+ * one fewer without a pooled listener), plus whatever its handlers use. With
  * fewer it works, its services taking turns, and it logs a warning at start. It refuses to start
  * where it could make no progress at all: when the pool's size is known and the listener would take
  * its last connection. A pool whose size is not known and that has no connection to give shows as
