@@ -2,20 +2,23 @@ package dev.docket;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.internal.completer.Completer;
-import dev.docket.internal.db.Outcome;
 import dev.docket.internal.executor.HandlerBinding;
 import dev.docket.internal.executor.InFlight;
 import dev.docket.internal.executor.JobExecutor;
-import dev.docket.internal.executor.RunningJob;
 import dev.docket.internal.heartbeat.Heartbeater;
 import dev.docket.internal.leader.LeaderElector;
 import dev.docket.internal.maintenance.CronEnqueuer;
 import dev.docket.internal.maintenance.Maintainer;
 import dev.docket.internal.notify.Notifier;
+import dev.docket.internal.producer.HandlerDrain;
 import dev.docket.internal.producer.Producer;
 import dev.docket.internal.producer.QueueSettingsWatcher;
-import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
+import dev.docket.internal.service.Lifecycle;
+import dev.docket.internal.service.PoolSize;
+import dev.docket.internal.service.Service;
+import dev.docket.internal.service.ServiceGroup;
+import dev.docket.internal.service.StallWatch;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,9 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
 import java.util.function.UnaryOperator;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,18 +40,24 @@ import org.slf4j.LoggerFactory;
  * the grace period, interrupts the rest and gives their jobs back to the queue at once (not after
  * their lease), writes every outcome, and stops the heartbeat last.
  *
- * <p>Connections: each claim, heartbeat, batch of outcomes and maintenance round borrows a pool
- * connection briefly; the listener holds one for the worker's life (see
- * {@link Builder#listenerDataSource}). A pool of {@code queues + 4} connections serves a worker;
- * handlers that use the database need their own on top.
+ * <p>Connections: each claim, heartbeat, batch of outcomes, queue-settings read, election and
+ * maintenance round borrows a pool connection briefly, and the listener holds one for the worker's
+ * life (none from the pool with {@link Builder#listenerDataSource} or {@code listen(false)}). So
+ * that none of them ever waits for another, a worker needs {@code queues + 6} pool connections:
+ * one per queue, one each for outcomes, heartbeats and queue settings, two for maintenance (the
+ * election and the maintainer) and one for the listener (two fewer with {@code maintenance(false)},
+ * one fewer without a pooled listener), plus whatever its handlers use. With
+ * fewer it works, its services taking turns, and it logs a warning at start. It refuses to start
+ * where it could make no progress at all: when the pool's size is known and the listener would take
+ * its last connection. A pool whose size is not known and that has no connection to give shows as
+ * stalled services in {@link #health()} and in the log.
  */
 public final class Worker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Worker.class);
 
     private final Docket docket;
-    private final String workerId;
-    private final Duration shutdownGrace;
+    private final WorkerConfig config;
     private final InFlight inFlight = new InFlight();
     private final Completer completer;
     private final JobExecutor executor;
@@ -61,30 +68,35 @@ public final class Worker implements AutoCloseable {
     private final Notifier notifier;
     private final LeaderElector elector;
     private final Maintainer maintainer;
+    private final HandlerDrain handlerDrain;
+    private final StallWatch stallWatch;
+    /** Started in this order and stopped in the reverse: see {@link #wiring()}. */
+    private final ServiceGroup services;
     private boolean closed;
 
-    private Worker(Builder b) {
+    private Worker(Builder b, WorkerConfig config) {
         this.docket = b.docket;
-        this.workerId = b.workerId;
-        this.shutdownGrace = b.shutdownGrace;
-        this.completer = new Completer(docket.store(), workerId, !docket.historyRetention().isZero(), 1000);
+        this.config = config;
+        String workerId = config.workerId();
+        this.completer = new Completer(docket.store(), workerId, !docket.historyRetention().isZero(),
+                config.completerBatchSize(), config.completerDrainTimeout());
         Map<String, HandlerBinding<?>> handlers = new HashMap<>(b.handlers);
         this.executor = new JobExecutor(handlers, docket::retryPolicy, docket.codec(), completer, inFlight, workerId);
-        this.queueSettings = new QueueSettingsWatcher(docket.store(), Duration.ofSeconds(1));
+        this.queueSettings = new QueueSettingsWatcher(docket.store(), config.queueSettingsInterval());
         b.queues.forEach((queue, concurrency) -> {
-            Producer p = new Producer(queue, concurrency, Math.min(concurrency, b.maxClaimBatch), b.pollInterval,
-                    b.lease, workerId, docket.store(), executor, queueSettings);
+            Producer p = new Producer(queue, concurrency, Math.min(concurrency, config.maxClaimBatch()),
+                    config.pollInterval(), config.lease(), workerId, docket.store(), executor, queueSettings);
             producers.add(p);
             wakers.put(queue, p::jobsAvailable);
         });
-        this.heartbeater = new Heartbeater(docket.store(), inFlight, workerId, b.lease, executor::leaseOf,
-                b.heartbeatInterval);
-        this.notifier = b.listen ? new Notifier(b.listenerDataSource != null ? b.listenerDataSource
-                : docket.store().dataSource(), docket.schemaName().channel(), wakers, Duration.ofSeconds(10)) : null;
-        if (b.maintenance) {
-            this.maintainer = new Maintainer(docket.store(), b.maintenanceInterval, docket.historyRetention(),
+        this.heartbeater = new Heartbeater(docket.store(), inFlight, workerId, config.lease(), executor::leaseOf,
+                config.heartbeatInterval());
+        this.notifier = config.listen() ? new Notifier(listenerDataSource(), docket.schemaName().channel(), wakers,
+                config.listenerLivenessInterval()) : null;
+        if (config.maintenance()) {
+            this.maintainer = new Maintainer(docket.store(), config.maintenanceInterval(), docket.historyRetention(),
                     docket.deadJobRetention(), new CronEnqueuer(docket.store(), docket.schedules()));
-            this.elector = new LeaderElector(docket.store(), "maintainer", workerId, b.leaderLease,
+            this.elector = new LeaderElector(docket.store(), "maintainer", workerId, config.leaderLease(),
                     new LeaderElector.Listener() {
                         @Override
                         public void elected(long term) {
@@ -100,27 +112,72 @@ public final class Worker implements AutoCloseable {
             this.elector = null;
             this.maintainer = null;
         }
+        this.handlerDrain = new HandlerDrain(producers, inFlight, completer, config.shutdownGrace(),
+                config.interruptWait());
+        // The maintainer's rounds may rightly be long (a vacuum): only services whose rounds are short are watched.
+        List<Service> watched = new ArrayList<>(producers);
+        watched.add(completer);
+        watched.add(heartbeater);
+        watched.add(queueSettings);
+        if (notifier != null) {
+            watched.add(notifier);
+        }
+        if (elector != null) {
+            watched.add(elector);
+        }
+        this.stallWatch = new StallWatch("docket-stall-watch-" + workerId, watched, config.stallTimeout(),
+                "a worker needs " + connectionsNeeded() + " pool connections (queues + 6, see Worker)");
+        this.services = new ServiceGroup(wiring());
+    }
+
+    /**
+     * The services in the order they start; they stop in the reverse order, which is the graceful
+     * shutdown: stop claiming, stop listening and leading, let handlers finish within the grace (then
+     * interrupt and release the rest), write every outcome, and stop the heartbeat last, so that no
+     * lease lapses while its job is still being finished.
+     */
+    private List<Lifecycle> wiring() {
+        List<Lifecycle> order = new ArrayList<>();
+        order.add(heartbeater);
+        order.add(stallWatch);
+        order.add(queueSettings);
+        order.add(Lifecycle.onStop(executor::close));
+        order.add(completer);
+        order.add(handlerDrain);
+        if (elector != null) {
+            order.add(elector);
+        }
+        if (notifier != null) {
+            order.add(notifier);
+        }
+        order.addAll(producers);
+        return order;
+    }
+
+    private DataSource listenerDataSource() {
+        return config.listenerDataSource() != null ? config.listenerDataSource() : docket.store().dataSource();
+    }
+
+    /** Pool connections this worker's services may hold at once; see the class's Javadoc. */
+    private int connectionsNeeded() {
+        return producers.size() + 3 + (config.maintenance() ? 2 : 0) + (listensOnThePool() ? 1 : 0);
+    }
+
+    private boolean listensOnThePool() {
+        return config.listen() && config.listenerDataSource() == null;
     }
 
     private Worker start() {
+        PoolSize.check(docket.store().dataSource(), connectionsNeeded(), listensOnThePool(), log);
         docket.requireSchema();
         try {
             queueSettings.runOnce();
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             throw new DocketException("docket: reading the queue settings failed: " + e.getMessage(), e);
         }
-        queueSettings.start();
-        completer.start();
-        heartbeater.start();
-        if (elector != null) {
-            elector.start();
-        }
-        if (notifier != null) {
-            notifier.start();
-        }
-        producers.forEach(Producer::start);
+        services.start();
         docket.register(this);
-        log.info("docket: worker {} started on queues {}", workerId,
+        log.info("docket: worker {} started on queues {}", workerId(),
                 producers.stream().map(Producer::queue).toList());
         return this;
     }
@@ -135,7 +192,7 @@ public final class Worker implements AutoCloseable {
 
     /** This worker's id, as recorded in {@code locked_by} and in error entries. */
     public String workerId() {
-        return workerId;
+        return config.workerId();
     }
 
     /** Jobs claimed by this worker whose outcome is not written yet. */
@@ -151,22 +208,25 @@ public final class Worker implements AutoCloseable {
     /** What each of this worker's services is doing; see {@link WorkerHealth}. */
     public WorkerHealth health() {
         Map<String, Integer> failing = new LinkedHashMap<>();
-        producers.forEach(p -> addFailures(failing, "producer:" + p.queue(), p.consecutiveFailures()));
-        addFailures(failing, "completer", completer.consecutiveFailures());
-        addFailures(failing, "heartbeat", heartbeater.consecutiveFailures());
-        addFailures(failing, "queue-settings", queueSettings.consecutiveFailures());
+        producers.forEach(p -> addFailures(failing, "producer:" + p.queue(), p));
+        addFailures(failing, "completer", completer);
+        addFailures(failing, "heartbeat", heartbeater);
+        addFailures(failing, "queue-settings", queueSettings);
         if (notifier != null) {
-            addFailures(failing, "listener", notifier.consecutiveFailures());
+            addFailures(failing, "listener", notifier);
         }
         if (elector != null) {
-            addFailures(failing, "leader-election", elector.consecutiveFailures());
-            addFailures(failing, "maintenance", maintainer.consecutiveFailures());
+            addFailures(failing, "leader-election", elector);
+            addFailures(failing, "maintenance", maintainer);
         }
-        boolean healthy = failing.values().stream().allMatch(n -> n < WorkerHealth.FAILURE_THRESHOLD);
-        return new WorkerHealth(healthy, workerId, isLeader(), isListening(), inFlight.size(), failing);
+        List<String> stalled = stallWatch.stalled();
+        boolean healthy = stalled.isEmpty()
+                && failing.values().stream().allMatch(n -> n < WorkerHealth.FAILURE_THRESHOLD);
+        return new WorkerHealth(healthy, workerId(), isLeader(), isListening(), inFlight.size(), failing, stalled);
     }
 
-    private static void addFailures(Map<String, Integer> failing, String service, int failures) {
+    private static void addFailures(Map<String, Integer> failing, String service, Service s) {
+        int failures = s.consecutiveFailures();
         if (failures > 0) {
             failing.put(service, failures);
         }
@@ -177,8 +237,8 @@ public final class Worker implements AutoCloseable {
         return notifier != null && notifier.isListening();
     }
 
-    /** The backend pid of the listener connection, or -1. Useful to test reconnects. */
-    public int listenerBackendPid() {
+    /** The backend pid of the listener connection, or -1: the seam through which tests terminate it. */
+    int listenerBackendPid() {
         return notifier == null ? -1 : notifier.backendPid();
     }
 
@@ -191,82 +251,30 @@ public final class Worker implements AutoCloseable {
             }
             closed = true;
         }
-        long deadline = System.nanoTime() + shutdownGrace.toNanos();
-        producers.forEach(Producer::stop);
-        if (notifier != null) {
-            notifier.stop();
-        }
-        if (elector != null) {
-            elector.stop();
-        }
-        try {
-            boolean idle = awaitHandlers(deadline);
-            if (!idle) {
-                releaseUnfinished();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            releaseUnfinished();
-        }
-        completer.stop(Duration.ofSeconds(10));
-        executor.close();
-        queueSettings.stop();
-        heartbeater.stop();
+        handlerDrain.shutdownBegins();
+        services.stop();
         docket.unregister(this);
-        log.info("docket: worker {} stopped", workerId);
-    }
-
-    private boolean awaitHandlers(long deadline) throws InterruptedException {
-        for (Producer p : producers) {
-            if (!p.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Interrupts the handlers still running and gives their jobs back to the queue. A handler that
-     * ignores the interrupt for a second more is abandoned: its job is released anyway and whatever
-     * it reports later is fenced out.
-     */
-    private void releaseUnfinished() {
-        List<RunningJob> running = inFlight.all().stream().filter(RunningJob::isHandlerRunning).toList();
-        running.forEach(RunningJob::release);
-        long deadline = System.nanoTime() + Duration.ofSeconds(1).toNanos();
-        try {
-            awaitHandlers(deadline);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        for (RunningJob job : running) {
-            if (job.isHandlerRunning()) {
-                log.warn("docket: job {} ({}) ignored the interrupt; releasing it anyway", job.fence().id(), job.job().kind());
-                job.markLost();
-                completer.submit(new Outcome.Released(job.fence(), false), written -> inFlight.remove(job));
-            }
-        }
+        log.info("docket: worker {} stopped", workerId());
     }
 
     /** Configures a {@link Worker}; every option has a documented default. */
     public static final class Builder {
-        private static final Pattern WORKER_ID = Pattern.compile("[A-Za-z0-9_.:@/-]{1,128}");
 
         private final Docket docket;
         private final Map<String, Integer> queues = new LinkedHashMap<>();
         private final Map<String, HandlerBinding<?>> handlers = new HashMap<>();
         private final Map<String, Map<Integer, UnaryOperator<JsonNode>>> upcasters = new HashMap<>();
-        private Duration pollInterval = Duration.ofSeconds(1);
-        private Duration lease = Duration.ofSeconds(30);
+        private String workerId;
+        private Duration pollInterval;
+        private Duration lease;
         private Duration heartbeatInterval;
-        private Duration shutdownGrace = Duration.ofSeconds(10);
-        private Duration maintenanceInterval = Duration.ofSeconds(1);
-        private Duration leaderLease = Duration.ofSeconds(10);
+        private Duration shutdownGrace;
+        private Duration maintenanceInterval;
+        private Duration leaderLease;
         private boolean listen = true;
         private DataSource listenerDataSource;
         private boolean maintenance = true;
-        private int maxClaimBatch = 100;
-        private String workerId = defaultWorkerId();
+        private int maxClaimBatch = WorkerConfig.DEFAULT_MAX_CLAIM_BATCH;
 
         Builder(Docket docket) {
             this.docket = docket;
@@ -356,11 +364,7 @@ public final class Worker implements AutoCloseable {
          * dies loses its jobs to the rescuer this long after its last heartbeat.
          */
         public Builder lease(Duration lease) {
-            Docket.Builder.positive("lease", lease);
-            if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
-                throw new IllegalArgumentException("lease must be at least 1s, was " + lease);
-            }
-            this.lease = lease;
+            this.lease = WorkerConfig.atLeast("lease", lease, Duration.ofSeconds(1));
             return this;
         }
 
@@ -387,15 +391,11 @@ public final class Worker implements AutoCloseable {
         }
 
         /**
-         * How long the maintenance leader's lease lasts, default 10 s (renewed every third of it):
-         * a leader that dies is replaced within this time; one that stops resigns at once.
+         * How long the maintenance leader's lease lasts, default 10 s (at least 300 ms; renewed every
+         * third of it): a leader that dies is replaced within this time; one that stops resigns at once.
          */
         public Builder leaderLease(Duration lease) {
-            Docket.Builder.positive("leaderLease", lease);
-            if (lease.compareTo(Duration.ofMillis(300)) < 0) {
-                throw new IllegalArgumentException("leaderLease must be at least 300ms, was " + lease);
-            }
-            this.leaderLease = lease;
+            this.leaderLease = WorkerConfig.atLeast("leaderLease", lease, Duration.ofMillis(300));
             return this;
         }
 
@@ -405,22 +405,15 @@ public final class Worker implements AutoCloseable {
             return this;
         }
 
-        /** The most jobs one claim statement takes, default 100 (and never more than the queue's free slots). */
+        /** The most jobs one claim statement takes, default 100, 1 to 10,000 (and never more than the queue's free slots). */
         public Builder maxClaimBatch(int max) {
-            if (max < 1 || max > 10_000) {
-                throw new IllegalArgumentException("maxClaimBatch must be between 1 and 10000, was " + max);
-            }
-            this.maxClaimBatch = max;
+            this.maxClaimBatch = WorkerConfig.between("maxClaimBatch", max, 1, 10_000);
             return this;
         }
 
         /** This worker's id in {@code locked_by}; default host/pid/random. Must be unique among live workers. */
         public Builder workerId(String workerId) {
-            if (workerId == null || !WORKER_ID.matcher(workerId).matches()) {
-                throw new IllegalArgumentException("workerId must be 1 to 128 characters of A-Z a-z 0-9 _ . : @ / -, was "
-                        + JobOptions.describe(workerId));
-            }
-            this.workerId = workerId;
+            this.workerId = WorkerConfig.checkWorkerId(workerId);
             return this;
         }
 
@@ -428,7 +421,8 @@ public final class Worker implements AutoCloseable {
          * Starts the worker. A worker with no queue runs only maintenance (it takes part in the leader
          * election): what a process that runs no jobs, such as an API server, uses.
          *
-         * @throws IllegalStateException if it has queues but no handler, or neither queues nor maintenance
+         * @throws IllegalStateException if it has queues but no handler, or neither queues nor maintenance,
+         *                               or its pool is known to be too small to make progress (see {@link Worker})
          * @throws DocketException       if the schema is missing or at another version (the message says what to run)
          */
         public Worker start() {
@@ -439,28 +433,10 @@ public final class Worker implements AutoCloseable {
             if (!queues.isEmpty() && handlers.isEmpty()) {
                 throw new IllegalStateException("a worker needs at least one handler: call .handler(kind, type, handler)");
             }
-            if (heartbeatInterval == null) {
-                heartbeatInterval = lease.dividedBy(3);
-            } else if (heartbeatInterval.compareTo(lease) >= 0) {
-                throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval
-                        + ") must be shorter than the lease (" + lease + ")");
-            }
-            return new Worker(this).start();
-        }
-
-        private static String defaultWorkerId() {
-            String host;
-            try {
-                host = InetAddress.getLocalHost().getHostName();
-            } catch (Exception e) {
-                host = "host";
-            }
-            host = host.replaceAll("[^A-Za-z0-9_.-]", "_");
-            if (host.length() > 64) {
-                host = host.substring(0, 64);
-            }
-            long pid = ManagementFactory.getRuntimeMXBean().getPid();
-            return host + "/" + pid + "/" + UUID.randomUUID().toString().substring(0, 8);
+            WorkerConfig config = new WorkerConfig(workerId, pollInterval, lease, heartbeatInterval, shutdownGrace,
+                    maintenanceInterval, leaderLease, listen, listenerDataSource, maintenance, maxClaimBatch,
+                    WorkerConfig.DEFAULT_COMPLETER_BATCH_SIZE, null, null, null, null, null);
+            return new Worker(this, config).start();
         }
     }
 }

@@ -3,14 +3,20 @@ package dev.docket;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.docket.internal.completer.Completer;
+import dev.docket.internal.db.ClaimedJob;
 import dev.docket.internal.db.Fence;
 import dev.docket.internal.db.Outcome;
-import dev.docket.internal.producer.Producer;
+import dev.docket.internal.executor.HandlerBinding;
+import dev.docket.internal.executor.InFlight;
+import dev.docket.internal.executor.JobExecutor;
+import dev.docket.internal.json.PayloadCodec;
 import dev.docket.testing.DocketTest;
-import java.lang.reflect.Field;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,7 +25,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -194,55 +199,32 @@ class ShutdownTest extends DocketTest {
     }
 
     /**
-     * White-box reproduction of a race in shutdown: a handler that returns during close() frees its
-     * slot before its outcome reaches the completer. If the handler's thread is descheduled right
-     * there, close() sees every slot free, stops the completer with nothing pending, and the outcome
-     * is never written: the job stays RUNNING until its lease expires and then runs again.
-     * The test holds the (stopped) producer's lock to keep the handler's thread at that point.
+     * The order that keeps a shutdown from losing an outcome: a handler's outcome reaches the
+     * completer before its slot is freed. The other way round, a handler that returns during close()
+     * and is descheduled between the two would let close() see every slot free, stop the completer
+     * with nothing pending, and leave the job RUNNING until its lease expired and it ran again. The
+     * seam is the executor's own callback for "handler done", which the producer uses to free the
+     * slot: at that moment the outcome must already be pending in the completer (which is not started
+     * here, so it stays pending).
      */
     @Test
-    void closeWritesTheOutcomeOfAHandlerThatReturnsDuringShutdown() throws Exception {
-        Docket docket = docket();
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch finish = new CountDownLatch(1);
-        Worker worker = closeAfter(docket.worker()
-                .queue("default", 1)
-                .lease(LONG_LEASE)
-                .shutdownGrace(Duration.ofSeconds(5))
-                .listen(false)
-                .handler("work", Task.class, (task, ctx) -> {
-                    started.countDown();
-                    finish.await();
-                })
-                .start());
-        long id = docket.enqueue("work", new Task(1));
-        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-        Producer producer = ((List<?>) field(Worker.class, "producers").get(worker)).stream()
-                .map(Producer.class::cast).findFirst().orElseThrow();
-        ReentrantLock producerLock = (ReentrantLock) field(Producer.class, "lock").get(producer);
-        Field producerRunning = field(Producer.class, "running");
-        Field producerThread = field(Producer.class, "thread");
+    void aHandlersOutcomeReachesTheCompleterBeforeItsSlotIsFreed() throws Exception {
+        Completer completer = new Completer(null, "w", true, 10, Duration.ZERO);
+        InFlight inFlight = new InFlight();
+        JobHandler<Task> handler = (task, ctx) -> { };
+        JobExecutor executor = new JobExecutor(
+                Map.of("work", new HandlerBinding<>(Task.class, handler, RetryPolicy.defaults(),
+                        HandlerOptions.defaults(), Map.of())),
+                kind -> RetryPolicy.defaults(), new PayloadCodec(PayloadCodec.defaultMapper(), 1 << 20),
+                completer, inFlight, "w");
+        closeAfter(executor);
+        CompletableFuture<Long> pendingWhenSlotFreed = new CompletableFuture<>();
 
-        CompletableFuture<Void> closing = async(worker::close);
-        await("producer stopped").atMost(Duration.ofSeconds(10)).until(() -> !producerRunning.getBoolean(producer)
-                && !((Thread) producerThread.get(producer)).isAlive());
-        producerLock.lock();
-        try {
-            finish.countDown();
-            closing.get(30, TimeUnit.SECONDS);
-        } finally {
-            producerLock.unlock();
-        }
+        executor.execute(new ClaimedJob(1, "default", "work", "{\"n\":1}", 1, 0, Instant.EPOCH, 1, 3, null, null,
+                Instant.EPOCH), () -> pendingWhenSlotFreed.complete(completer.backlog()), () -> { });
 
-        assertThat(docket.job(id).orElseThrow().state())
-                .as("the outcome of a handler that returned within the grace period is written by close()")
-                .isEqualTo(JobState.COMPLETED);
-    }
-
-    private static Field field(Class<?> type, String name) throws NoSuchFieldException {
-        Field f = type.getDeclaredField(name);
-        f.setAccessible(true);
-        return f;
+        assertThat(pendingWhenSlotFreed.get(10, TimeUnit.SECONDS))
+                .as("outcomes pending in the completer when the slot is freed").isEqualTo(1);
     }
 
     @Test

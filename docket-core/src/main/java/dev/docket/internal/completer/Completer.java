@@ -1,9 +1,10 @@
 package dev.docket.internal.completer;
 
-import dev.docket.internal.db.ConnectionLoss;
 import dev.docket.internal.db.Fence;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Outcome;
+import dev.docket.internal.service.Backoff;
+import dev.docket.internal.service.Service;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,11 +21,16 @@ import org.slf4j.LoggerFactory;
  * Writes attempt outcomes in batches: whatever piled up while the previous batch was being written
  * goes out as one transaction with one fenced statement per kind of outcome. A write that fails
  * (database down, connection lost) is retried with backoff until it succeeds or the worker stops;
- * the jobs it held are rescued after their leases expire if it never does.
+ * the jobs it held are rescued after their leases expire if it never does. {@link #stop()} first
+ * waits (up to the drain timeout) until every outcome submitted so far is written.
  */
-public final class Completer {
+public final class Completer extends Service {
 
     private static final Logger log = LoggerFactory.getLogger(Completer.class);
+    /** Outcomes resume within about two seconds after an outage. */
+    private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(50), Duration.ofSeconds(2));
+    /** Put in the queue by {@link #wake()} so that a stop need not wait for the poll to time out. */
+    private static final Pending WAKE_UP = new Pending(null, written -> { });
 
     /** One outcome and what to do once it is written ({@code true}) or found fenced out ({@code false}). */
     private record Pending(Outcome outcome, Consumer<Boolean> written) {
@@ -34,27 +40,23 @@ public final class Completer {
     private final String workerId;
     private final boolean keepHistory;
     private final int maxBatch;
+    private final Duration drainTimeout;
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     private final AtomicLong submitted = new AtomicLong();
     private final AtomicLong settled = new AtomicLong();
     private final Object settledMonitor = new Object();
-    private volatile boolean running;
-    private volatile int consecutiveFailures;
-    private Thread thread;
 
-    public Completer(Database store, String workerId, boolean keepHistory, int maxBatch) {
+    /**
+     * @param maxBatch     the most outcomes one transaction writes
+     * @param drainTimeout how long {@link #stop()} waits for the outcomes submitted before it
+     */
+    public Completer(Database store, String workerId, boolean keepHistory, int maxBatch, Duration drainTimeout) {
+        super("docket-completer-" + workerId, BACKOFF, log);
+        this.drainTimeout = drainTimeout;
         this.store = store;
         this.workerId = workerId;
         this.keepHistory = keepHistory;
         this.maxBatch = maxBatch;
-    }
-
-    public synchronized void start() {
-        if (running) {
-            return;
-        }
-        running = true;
-        thread = Thread.ofPlatform().daemon().name("docket-completer-" + workerId).start(this::loop);
     }
 
     /** Hands an outcome to be written; {@code written} runs on the completer thread afterwards. */
@@ -79,30 +81,21 @@ public final class Completer {
         return true;
     }
 
-    /** Writes what is pending (waiting up to {@code timeout}), then stops. Safe to call twice. */
-    public void stop(Duration timeout) {
-        Thread t;
-        synchronized (this) {
-            if (!running) {
-                return;
-            }
-            t = thread;
-        }
+    @Override
+    protected void beforeStop() {
         try {
-            if (!awaitSettled(timeout)) {
+            if (!awaitSettled(drainTimeout)) {
                 log.warn("docket: completer stopped with {} outcomes unwritten; their jobs run again after their leases expire",
-                        submitted.get() - settled.get());
+                        backlog());
             }
-            running = false;
-            t.interrupt();
-            t.join(TimeUnit.SECONDS.toMillis(5));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
 
-    public int consecutiveFailures() {
-        return consecutiveFailures;
+    @Override
+    protected void wake() {
+        queue.add(WAKE_UP);
     }
 
     /** Outcomes submitted and not yet written. */
@@ -127,44 +120,41 @@ public final class Completer {
         }
     }
 
-    private void loop() {
+    @Override
+    protected void run() {
         List<Pending> batch = new ArrayList<>(maxBatch);
-        while (running || !batch.isEmpty()) {
+        while (isRunning() || !batch.isEmpty()) {
             try {
                 if (batch.isEmpty()) {
-                    Pending first = queue.poll(200, TimeUnit.MILLISECONDS);
-                    if (first == null) {
+                    Pending first = queue.take();
+                    if (first != WAKE_UP) {
+                        batch.add(first);
+                    }
+                    queue.drainTo(batch, maxBatch - batch.size());
+                    // A wake-up drained with the outcomes is dropped: it only ends a wait.
+                    batch.removeIf(p -> p == WAKE_UP);
+                    if (batch.isEmpty()) {
                         continue;
                     }
-                    batch.add(first);
-                    queue.drainTo(batch, maxBatch - 1);
                 }
+                roundStarted();
                 runOnce(batch);
                 markSettled(batch.size());
                 batch.clear();
-                consecutiveFailures = 0;
+                succeeded();
             } catch (InterruptedException e) {
-                if (!running) {
+                if (!isRunning()) {
                     return;
                 }
             } catch (SQLException | RuntimeException e) {
-                int failures = ++consecutiveFailures;
-                if (failures == 1 || failures % 10 == 0) {
-                    log.warn("docket: writing {} job outcomes failed ({} in a row), retrying: {}",
-                            batch.size(), failures, e.toString());
-                }
-                if (!running) {
+                long backoff = failed(e);
+                if (!isRunning()) {
                     return;
                 }
-                try {
-                    // A lost connection is retried at once: the next attempt gets another from the pool.
-                    Thread.sleep(ConnectionLoss.isConnectionLost(e) && failures <= 20 ? 50L
-                            : Math.min(2_000L, 50L << Math.min(failures, 6)));
-                } catch (InterruptedException stop) {
-                    if (!running) {
-                        return;
-                    }
-                }
+                roundEnded();
+                pause(backoff);
+            } finally {
+                roundEnded();
             }
         }
     }

@@ -4,6 +4,7 @@ import dev.docket.internal.db.Fence;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.executor.InFlight;
 import dev.docket.internal.executor.RunningJob;
+import dev.docket.internal.service.Backoff;
 import dev.docket.internal.service.PeriodicService;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -31,8 +32,8 @@ public final class Heartbeater extends PeriodicService {
     /** {@code kindLease} gives a kind's own lease, or null for the worker's {@code lease}. */
     public Heartbeater(Database store, InFlight inFlight, String workerId, Duration lease,
                        Function<String, Duration> kindLease, Duration interval) {
-        // No backoff: a heartbeat that waits longer than its interval lets leases lapse.
-        super("docket-heartbeat-" + workerId, interval, interval, log);
+        // No longer wait than the interval: a heartbeat that waits longer lets leases lapse.
+        super("docket-heartbeat-" + workerId, interval, Backoff.keepingCadence(interval), log);
         this.store = store;
         this.inFlight = inFlight;
         this.workerId = workerId;

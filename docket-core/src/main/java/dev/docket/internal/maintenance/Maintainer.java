@@ -2,10 +2,12 @@ package dev.docket.internal.maintenance;
 
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.JobQueries;
+import dev.docket.internal.service.Backoff;
 import dev.docket.internal.service.PeriodicService;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,13 +39,13 @@ public final class Maintainer extends PeriodicService {
     private boolean vacuumRefused;
 
     public Maintainer(Database store, Duration interval, Duration historyRetention, Duration deadJobRetention) {
-        this(store, interval, historyRetention, deadJobRetention, new CronEnqueuer(store, java.util.List.of()));
+        this(store, interval, historyRetention, deadJobRetention, new CronEnqueuer(store, List.of()));
     }
 
     public Maintainer(Database store, Duration interval, Duration historyRetention, Duration deadJobRetention,
                       CronEnqueuer cron) {
         // Short backoff: after an outage, rescue and promotion should resume within seconds.
-        super("docket-maintainer", interval, Duration.ofSeconds(2), log);
+        super("docket-maintainer", interval, new Backoff(interval, Duration.ofSeconds(2)), log);
         this.store = store;
         this.cron = cron;
         this.historyRetention = historyRetention;

@@ -1,11 +1,12 @@
 package dev.docket.internal.notify;
 
+import dev.docket.internal.service.Backoff;
+import dev.docket.internal.service.Service;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -17,53 +18,34 @@ import org.slf4j.LoggerFactory;
  * named in a notification. After any failure (terminated backend, database restart) it reconnects
  * with backoff, LISTENs again and wakes every producer, since notifications sent while it was away
  * are gone. A periodic round trip catches a connection that died without telling the socket.
- * Polling stays the correctness backstop; this only makes pickup fast.
+ * Polling stays the correctness backstop; this only makes pickup fast. A stop takes up to
+ * {@value #WAIT_MILLIS} ms, the longest a wait for notifications lasts.
  */
-public final class Notifier {
+public final class Notifier extends Service {
 
     private static final Logger log = LoggerFactory.getLogger(Notifier.class);
     private static final int WAIT_MILLIS = 250;
+    /** Reconnects back off up to about 3 s: the listener only speeds pickup up, and polling goes on meanwhile. */
+    private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(50), Duration.ofSeconds(5));
 
     private final DataSource dataSource;
     private final String channel;
     private final Map<String, Runnable> wakers;
     private final Duration livenessInterval;
-    private volatile boolean running;
     private volatile boolean listening;
-    private volatile int consecutiveFailures;
     private volatile Connection connection;
-    private Thread thread;
 
     /** @param wakers per queue name, what to call when that queue has new jobs */
     public Notifier(DataSource dataSource, String channel, Map<String, Runnable> wakers, Duration livenessInterval) {
+        super("docket-notifier", BACKOFF, log);
         this.dataSource = dataSource;
         this.channel = channel;
         this.wakers = Map.copyOf(wakers);
         this.livenessInterval = livenessInterval;
     }
 
-    public synchronized void start() {
-        if (running) {
-            return;
-        }
-        running = true;
-        thread = Thread.ofPlatform().daemon().name("docket-notifier").start(this::loop);
-    }
-
-    public void stop() {
-        Thread t;
-        synchronized (this) {
-            if (!running) {
-                return;
-            }
-            running = false;
-            t = thread;
-        }
-        try {
-            t.join(TimeUnit.SECONDS.toMillis(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    @Override
+    protected void afterStop() {
         listening = false;
         closeQuietly();
     }
@@ -71,10 +53,6 @@ public final class Notifier {
     /** Whether the listening connection is up now. */
     public boolean isListening() {
         return listening;
-    }
-
-    public int consecutiveFailures() {
-        return consecutiveFailures;
     }
 
     /** The backend pid of the listening connection, or -1; tests use it to terminate the connection. */
@@ -87,28 +65,29 @@ public final class Notifier {
         }
     }
 
-    private void loop() {
-        while (running) {
+    @Override
+    protected void run() {
+        while (isRunning()) {
             try {
+                roundStarted();
                 listen();
-                consecutiveFailures = 0;
+                roundEnded();
+                succeeded();
                 wakeAll();
                 receive();
             } catch (SQLException | RuntimeException e) {
+                roundEnded();
                 listening = false;
                 closeQuietly();
-                if (!running) {
+                if (!isRunning()) {
                     return;
                 }
-                int failures = ++consecutiveFailures;
-                if (failures == 1 || failures % 10 == 0) {
-                    log.warn("docket: listener connection lost ({} in a row), reconnecting: {}", failures, e.toString());
-                }
-                pause(Math.min(5_000L, 100L << Math.min(failures - 1, 6)));
+                pause(failed(e));
             }
         }
     }
 
+    /** Connects and LISTENs: a round, which waits as long as the pool makes it wait for a connection. */
     private void listen() throws SQLException {
         Connection c = dataSource.getConnection();
         connection = c;
@@ -122,7 +101,7 @@ public final class Notifier {
     private void receive() throws SQLException {
         PGConnection pg = connection.unwrap(PGConnection.class);
         long nextCheck = System.nanoTime() + livenessInterval.toNanos();
-        while (running) {
+        while (isRunning()) {
             PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
             if (notifications != null) {
                 for (PGNotification n : notifications) {
@@ -158,17 +137,6 @@ public final class Notifier {
                 }
             } catch (SQLException | RuntimeException e) {
                 log.debug("docket: closing the listener connection: {}", e.toString());
-            }
-        }
-    }
-
-    private void pause(long millis) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while (running && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(Math.min(50, millis));
-            } catch (InterruptedException e) {
-                return;
             }
         }
     }

@@ -2,19 +2,17 @@ package dev.docket.internal.producer;
 
 import dev.docket.QueueSettings;
 import dev.docket.internal.db.ClaimedJob;
-import dev.docket.internal.db.ConnectionLoss;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.executor.JobExecutor;
+import dev.docket.internal.service.Backoff;
+import dev.docket.internal.service.Service;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,10 +24,12 @@ import org.slf4j.LoggerFactory;
  * the correctness backstop when notifications are lost or off. A claim that came back short
  * means the queue is drained until the next of those.
  */
-public final class Producer {
+public final class Producer extends Service {
 
     private static final Logger log = LoggerFactory.getLogger(Producer.class);
     private static final long COALESCE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    /** Claims resume within about two seconds after an outage. */
+    private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(50), Duration.ofSeconds(2));
 
     private final String queue;
     private final int concurrency;
@@ -52,18 +52,14 @@ public final class Producer {
      */
     private final AtomicInteger unsettled = new AtomicInteger();
     private final int maxUnsettled;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
     private boolean mayHaveWork = true;
     private long wakeGeneration;
-    private volatile boolean running;
-    private volatile int consecutiveFailures;
     /** The last claim got every job it asked for: the queue has more than this worker can take at once. */
     private boolean busy;
-    private Thread thread;
 
     public Producer(String queue, int concurrency, int maxBatch, Duration pollInterval, Duration lease,
                     String workerId, Database store, JobExecutor executor, QueueSettingsWatcher queueSettings) {
+        super("docket-producer-" + queue, BACKOFF, log);
         this.queue = queue;
         this.concurrency = concurrency;
         this.maxBatch = maxBatch;
@@ -80,32 +76,6 @@ public final class Producer {
 
     public String queue() {
         return queue;
-    }
-
-    public synchronized void start() {
-        if (running) {
-            return;
-        }
-        running = true;
-        thread = Thread.ofPlatform().daemon().name("docket-producer-" + queue).start(this::loop);
-    }
-
-    /** Stops claiming; jobs already claimed keep running. Safe to call twice. */
-    public void stop() {
-        Thread t;
-        synchronized (this) {
-            if (!running) {
-                return;
-            }
-            running = false;
-            t = thread;
-        }
-        signal(false);
-        try {
-            t.join(TimeUnit.SECONDS.toMillis(10));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /** New jobs may be ready in this queue (a notification arrived, or the listener reconnected). */
@@ -125,10 +95,6 @@ public final class Producer {
     /** Handlers running now. */
     public int running() {
         return concurrency - slots.availablePermits();
-    }
-
-    public int consecutiveFailures() {
-        return consecutiveFailures;
     }
 
     /**
@@ -185,16 +151,18 @@ public final class Producer {
         }
     }
 
-    private void loop() {
-        while (running) {
+    /** Claims while running; {@link #stop()} ends the claiming, jobs already claimed keep running. */
+    @Override
+    protected void run() {
+        while (isRunning()) {
             long generation;
             lock.lock();
             try {
-                long pollNanos = jittered(pollInterval);
-                while (running && !(mayHaveWork && claimable() > 0)) {
+                long pollNanos = jittered(pollInterval.toNanos());
+                while (isRunning() && !(mayHaveWork && claimable() > 0)) {
                     if (pollNanos <= 0) {
                         mayHaveWork = true;
-                        pollNanos = jittered(pollInterval);
+                        pollNanos = jittered(pollInterval.toNanos());
                         continue;
                     }
                     pollNanos = changed.awaitNanos(pollNanos);
@@ -205,16 +173,17 @@ public final class Producer {
             } finally {
                 lock.unlock();
             }
-            if (!running) {
+            if (!isRunning()) {
                 return;
             }
             if (busy) {
                 awaitBatch();
             }
             int asked = claimable();
+            roundStarted();
             try {
                 int claimed = runOnce();
-                consecutiveFailures = 0;
+                succeeded();
                 busy = claimed == asked && asked > 1;
                 if (claimed < asked) {
                     lock.lock();
@@ -227,11 +196,11 @@ public final class Producer {
                     }
                 }
             } catch (SQLException | RuntimeException e) {
-                int failures = ++consecutiveFailures;
-                if (failures == 1 || failures % 10 == 0) {
-                    log.warn("docket: claiming from queue {} failed ({} in a row): {}", queue, failures, e.toString());
-                }
-                backOff(ConnectionLoss.isConnectionLost(e) && failures <= 20 ? 1 : failures);
+                long backoff = failed(e);
+                roundEnded();
+                pause(backoff);
+            } finally {
+                roundEnded();
             }
         }
     }
@@ -247,7 +216,7 @@ public final class Producer {
         long nanos = COALESCE_NANOS;
         lock.lock();
         try {
-            while (running && nanos > 0 && claimable() < wanted) {
+            while (isRunning() && nanos > 0 && claimable() < wanted) {
                 nanos = changed.awaitNanos(nanos);
             }
         } catch (InterruptedException e) {
@@ -257,21 +226,4 @@ public final class Producer {
         }
     }
 
-    private void backOff(int failures) {
-        long nanos = TimeUnit.MILLISECONDS.toNanos(Math.min(2_000L, 50L << Math.min(failures, 6)));
-        lock.lock();
-        try {
-            while (running && nanos > 0) {
-                nanos = changed.awaitNanos(nanos);
-            }
-        } catch (InterruptedException e) {
-            // stop() wakes the loop; running decides.
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private static long jittered(Duration interval) {
-        return (long) (interval.toNanos() * (0.8 + 0.4 * ThreadLocalRandom.current().nextDouble()));
-    }
 }

@@ -2,6 +2,7 @@ package dev.docket.internal.producer;
 
 import dev.docket.QueueSettings;
 import dev.docket.internal.db.Database;
+import dev.docket.internal.service.Backoff;
 import dev.docket.internal.service.PeriodicService;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -22,7 +23,7 @@ public final class QueueSettingsWatcher extends PeriodicService {
     private volatile Map<String, QueueSettings> settings = Map.of();
 
     public QueueSettingsWatcher(Database store, Duration interval) {
-        super("docket-queue-settings", interval, Duration.ofSeconds(5), log);
+        super("docket-queue-settings", interval, new Backoff(interval, Duration.ofSeconds(5)), log);
         this.store = store;
     }
 

@@ -217,6 +217,67 @@ class LeaderElectorTest extends DocketTest {
     }
 
     @Test
+    void aStoppedElectorCanBeStartedAgainAndLeadsAgainInANewTerm() throws Exception {
+        Database store = store(dataSource());
+        Recorder r = new Recorder();
+        LeaderElector a = new LeaderElector(store, ROLE, "node-a", Duration.ofSeconds(3), r);
+        closeAfter(a::stop);
+
+        a.start();
+        await().atMost(Duration.ofSeconds(5)).until(a::isLeader);
+        long firstTerm = a.term();
+        a.stop();
+        a.stop();
+        assertThat(a.isLeader()).isFalse();
+        assertThat(r.deposed).hasValue(1);
+
+        a.start();
+        a.start();
+        await("leader again after a restart").atMost(Duration.ofSeconds(5)).until(a::isLeader);
+        assertThat(a.term()).as("the resigned term is not reused").isGreaterThan(firstTerm);
+        a.runOnce(); // a renewal after the restart arms the step-down watchdog again, and must not fail
+        assertThat(a.consecutiveFailures()).isZero();
+        a.stop();
+
+        assertThat(r.elected).hasSize(2);
+        assertThat(r.deposed).hasValue(2);
+        assertThat(leaderRowHolder()).as("the second stop resigned too").isNull();
+    }
+
+    @Test
+    void theListenerIsNeverCalledWhileTheElectorHoldsItsMonitor() throws Exception {
+        Database store = store(dataSource());
+        List<String> calls = new CopyOnWriteArrayList<>();
+        LeaderElector[] holder = new LeaderElector[1];
+        LeaderElector a = new LeaderElector(store, ROLE, "node-a", Duration.ofSeconds(30), new LeaderElector.Listener() {
+            @Override
+            public void elected(long term) {
+                calls.add("elected, monitor held: " + Thread.holdsLock(holder[0]));
+            }
+
+            @Override
+            public void deposed() {
+                calls.add("deposed, monitor held: " + Thread.holdsLock(holder[0]));
+            }
+        });
+        holder[0] = a;
+        closeAfter(a::stop);
+
+        a.runOnce();
+        // Another node takes the role: this round steps down.
+        execute("UPDATE {s}.leaders SET leader_id = 'node-b', term = term + 1 WHERE role = 'maintainer'");
+        a.runOnce();
+        a.runOnce();
+        execute("DELETE FROM {s}.leaders");
+        a.start();
+        await().atMost(Duration.ofSeconds(5)).until(a::isLeader);
+        a.stop();
+
+        assertThat(calls).containsExactly("elected, monitor held: false", "deposed, monitor held: false",
+                "elected, monitor held: false", "deposed, monitor held: false");
+    }
+
+    @Test
     void threeWorkersElectExactlyOneMaintainerAndFailOverWhenItStops() {
         Duration lease = Duration.ofMillis(600);
         List<Worker> workers = Stream.of(1, 2, 3).map(i -> {

@@ -1,0 +1,114 @@
+package dev.docket;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * Everything a {@link Worker} is configured with, filled by {@link Worker.Builder}. A null component
+ * takes its default; a bad value is refused with a message that names the option and the value.
+ *
+ * @param workerId                 id in {@code locked_by}; default host/pid/random; 1 to 128 of A-Z a-z 0-9 _ . : @ / -
+ * @param pollInterval             how often an idle producer looks for jobs unasked; default 1 s, jittered ±20%
+ * @param lease                    how long a claim holds a job without a heartbeat; default 30 s, at least 1 s
+ * @param heartbeatInterval        how often leases are extended; default a third of the lease; shorter than the lease
+ * @param shutdownGrace            how long {@link Worker#close()} lets handlers finish; default 10 s, may be zero
+ * @param maintenanceInterval      how often the maintenance leader runs a round; default 1 s
+ * @param leaderLease              the maintenance leader's lease; default 10 s, at least 300 ms
+ * @param listen                   whether to LISTEN for enqueue notifications; default true
+ * @param listenerDataSource       where the LISTEN connection comes from; default null: the Docket's data source
+ * @param maintenance              whether to take part in the maintenance leader's election; default true
+ * @param maxClaimBatch            the most jobs one claim statement takes; default 100, 1 to 10,000
+ * @param completerBatchSize       the most outcomes one write takes; default 1,000, 1 to 100,000
+ * @param completerDrainTimeout    how long a closing worker waits for outcomes to be written; default 10 s
+ * @param interruptWait            how long a closing worker waits for interrupted handlers before abandoning them; default 1 s
+ * @param queueSettingsInterval    how often queue settings (caps) are read; default 1 s
+ * @param listenerLivenessInterval how often the idle listener connection is checked with a round trip; default 10 s
+ * @param stallTimeout             how long one round of a service may wait (for a pool connection, say) before the
+ *                                 worker logs it and reports it in {@link Worker#health()}; default 5 s
+ */
+record WorkerConfig(String workerId, Duration pollInterval, Duration lease, Duration heartbeatInterval,
+                    Duration shutdownGrace, Duration maintenanceInterval, Duration leaderLease, boolean listen,
+                    DataSource listenerDataSource, boolean maintenance, int maxClaimBatch, int completerBatchSize,
+                    Duration completerDrainTimeout, Duration interruptWait, Duration queueSettingsInterval,
+                    Duration listenerLivenessInterval, Duration stallTimeout) {
+
+    static final int DEFAULT_MAX_CLAIM_BATCH = 100;
+    static final int DEFAULT_COMPLETER_BATCH_SIZE = 1000;
+    private static final Pattern WORKER_ID = Pattern.compile("[A-Za-z0-9_.:@/-]{1,128}");
+
+    WorkerConfig {
+        workerId = workerId == null ? defaultWorkerId() : checkWorkerId(workerId);
+        pollInterval = positive("pollInterval", pollInterval, Duration.ofSeconds(1));
+        lease = lease == null ? Duration.ofSeconds(30) : atLeast("lease", lease, Duration.ofSeconds(1));
+        heartbeatInterval = positive("heartbeatInterval", heartbeatInterval, lease.dividedBy(3));
+        if (heartbeatInterval.compareTo(lease) >= 0) {
+            throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval
+                    + ") must be shorter than the lease (" + lease + ")");
+        }
+        shutdownGrace = nonNegative("shutdownGrace", shutdownGrace, Duration.ofSeconds(10));
+        maintenanceInterval = positive("maintenanceInterval", maintenanceInterval, Duration.ofSeconds(1));
+        leaderLease = leaderLease == null ? Duration.ofSeconds(10) : atLeast("leaderLease", leaderLease, Duration.ofMillis(300));
+        between("maxClaimBatch", maxClaimBatch, 1, 10_000);
+        between("completerBatchSize", completerBatchSize, 1, 100_000);
+        completerDrainTimeout = nonNegative("completerDrainTimeout", completerDrainTimeout, Duration.ofSeconds(10));
+        interruptWait = nonNegative("interruptWait", interruptWait, Duration.ofSeconds(1));
+        queueSettingsInterval = positive("queueSettingsInterval", queueSettingsInterval, Duration.ofSeconds(1));
+        listenerLivenessInterval = positive("listenerLivenessInterval", listenerLivenessInterval,
+                Duration.ofSeconds(10));
+        stallTimeout = positive("stallTimeout", stallTimeout, Duration.ofSeconds(5));
+    }
+
+    static Duration positive(String name, Duration value, Duration otherwise) {
+        return value == null ? otherwise : Docket.Builder.positive(name, value);
+    }
+
+    static Duration nonNegative(String name, Duration value, Duration otherwise) {
+        return value == null ? otherwise : Docket.Builder.nonNegative(name, value);
+    }
+
+    static Duration atLeast(String name, Duration value, Duration min) {
+        Docket.Builder.positive(name, value);
+        if (value.compareTo(min) < 0) {
+            throw new IllegalArgumentException(name + " must be at least " + describe(min) + ", was " + value);
+        }
+        return value;
+    }
+
+    static int between(String name, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + value);
+        }
+        return value;
+    }
+
+    static String checkWorkerId(String workerId) {
+        if (workerId == null || !WORKER_ID.matcher(workerId).matches()) {
+            throw new IllegalArgumentException("workerId must be 1 to 128 characters of A-Z a-z 0-9 _ . : @ / -, was "
+                    + JobOptions.describe(workerId));
+        }
+        return workerId;
+    }
+
+    private static String describe(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+    }
+
+    private static String defaultWorkerId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            host = "host";
+        }
+        host = host.replaceAll("[^A-Za-z0-9_.-]", "_");
+        if (host.length() > 64) {
+            host = host.substring(0, 64);
+        }
+        long pid = ManagementFactory.getRuntimeMXBean().getPid();
+        return host + "/" + pid + "/" + UUID.randomUUID().toString().substring(0, 8);
+    }
+}

@@ -1,0 +1,113 @@
+package dev.docket;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.docket.testing.DocketTest;
+import dev.docket.testing.HookedDataSource;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A pool too small must not stall silently (good_job #523/#669): a worker that could make no
+ * progress refuses to start with a message that says what to do; a small pool that can make
+ * progress works; a pool that hides its size and has no connection to give shows in health.
+ */
+class WorkerPoolTest extends DocketTest {
+
+    record Task(int n) {
+    }
+
+    private Docket docketOn(javax.sql.DataSource dataSource) {
+        Docket docket = closeAfter(Docket.builder(dataSource).schema(schema).build());
+        docket.migrate();
+        return docket;
+    }
+
+    @Test
+    void aPoolOfOneConnectionThatTheListenerWouldTakeFailsAtStart() {
+        HikariDataSource pool = closeAfter(db.pool(1));
+        Docket docket = docketOn(pool);
+
+        assertThatThrownBy(() -> docket.worker().queue("default", 4)
+                .handler("task", Task.class, (t, ctx) -> { })
+                .start())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the worker's pool has 1 connection")
+                .hasMessageContaining("listener would hold it")
+                .hasMessageContaining("give the pool 7 connections (queues + 6")
+                .hasMessageContaining("listen(false)");
+    }
+
+    @Test
+    void aPoolOfOneWithoutAListenerRunsJobs() {
+        HikariDataSource pool = closeAfter(db.pool(1));
+        Docket docket = docketOn(pool);
+        closeAfter(docket.worker().queue("default", 4).listen(false).pollInterval(Duration.ofMillis(100))
+                .handler("task", Task.class, (t, ctx) -> { })
+                .start());
+
+        long id = docket.enqueue("task", new Task(1));
+
+        awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(30));
+    }
+
+    @Test
+    void aPoolOfThreeBelowTheDocumentedNeedStillRunsJobs() {
+        HikariDataSource pool = closeAfter(db.pool(3));
+        Docket docket = docketOn(pool);
+        closeAfter(docket.worker().queue("default", 8)
+                .handler("task", Task.class, (t, ctx) -> { })
+                .start());
+
+        List<NewJob> jobs = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            jobs.add(NewJob.of("task", new Task(i)));
+        }
+        docket.enqueueAll(jobs);
+
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+                .until(() -> queryLong("SELECT count(*) FROM {s}.job_history WHERE state = 'completed'") == 50);
+    }
+
+    @Test
+    void aPoolThatHidesItsSizeAndHasNoConnectionToGiveShowsAsStalledInHealth() {
+        // Borrowers pass a gate; closing it is a pool with every connection taken and no timeout.
+        AtomicReference<CountDownLatch> gate = new AtomicReference<>(new CountDownLatch(0));
+        HookedDataSource starving = new HookedDataSource(dataSource(), () -> {
+            try {
+                gate.get().await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SQLException("interrupted at the gate", e);
+            }
+        }, c -> { });
+        Docket docket = docketOn(starving);
+        Worker worker = closeAfter(docket.worker().queue("default", 2).listen(false).maintenance(false)
+                .handler("task", Task.class, (t, ctx) -> { })
+                .start());
+        closeAfter(() -> gate.get().countDown());
+        assertThat(worker.health().healthy()).isTrue();
+        assertThat(worker.health().stalledServices()).isEmpty();
+
+        gate.set(new CountDownLatch(1));
+
+        // The queue-settings watcher and the producer's poll run every second: their next rounds wait at the gate.
+        List<String> waiting = List.of("docket-producer-default", "docket-queue-settings");
+        WorkerHealth starved = await("starvation reported").atMost(Duration.ofSeconds(30))
+                .until(worker::health, h -> h.stalledServices().containsAll(waiting));
+        assertThat(starved.healthy()).isFalse();
+        assertThat(starved.failingServices()).as("nothing failed: it only waits").isEmpty();
+
+        gate.get().countDown();
+        await("recovered").atMost(Duration.ofSeconds(30)).until(() -> worker.health().healthy());
+        assertThat(worker.health().stalledServices()).isEmpty();
+    }
+}
