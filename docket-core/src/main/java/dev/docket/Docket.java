@@ -1,6 +1,5 @@
 package dev.docket;
 
-import com.cronutils.model.time.ExecutionTime;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.Inserted;
@@ -16,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -58,9 +58,9 @@ public final class Docket implements AutoCloseable {
     private final JobStore store;
     private final PayloadCodec codec;
     private final RetryPolicy defaultRetryPolicy;
-    private final Map<String, RetryPolicy> retryPolicies;
-    private final Map<String, Integer> payloadVersions;
-    private final Map<String, JobOptions> kindDefaults;
+    /** The settings of string kinds: each declared JobKind, and a JobKind for each kind configured piece by piece. */
+    private final Map<String, JobKind<?>> kinds;
+    private final Map<String, JobKind<?>> declaredKinds;
     private final List<CronEnqueuer.Schedule> schedules;
     private final Duration historyRetention;
     private final Duration deadJobRetention;
@@ -75,11 +75,11 @@ public final class Docket implements AutoCloseable {
         this.codec = new PayloadCodec(b.objectMapper, b.maxPayloadBytes);
         this.store = new JobStore(dataSource, schema, b.objectMapper);
         this.defaultRetryPolicy = b.defaultRetryPolicy;
-        this.retryPolicies = Map.copyOf(b.retryPolicies);
-        this.payloadVersions = Map.copyOf(b.payloadVersions);
-        this.kindDefaults = Map.copyOf(b.kindDefaults);
+        this.declaredKinds = Map.copyOf(b.declaredKinds);
+        this.kinds = b.kinds();
         this.schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(),
-                ExecutionTime.forCron(p.parsedCron()), p.zone(), row(p.kind(), p.payload(), p.options()))).toList();
+                CronEnqueuer.executionTime(p.cron()), p.zone(), row(NewJob.of(p.kind(), p.payload(), p.options()))))
+                .toList();
         this.historyRetention = b.historyRetention;
         this.deadJobRetention = b.deadJobRetention;
         this.migrationLockTimeout = b.migrationLockTimeout;
@@ -163,6 +163,63 @@ public final class Docket implements AutoCloseable {
         }
     }
 
+    /*
+     * Enqueue is one family: one job, one job with options, many jobs; each in its own transaction
+     * or in the caller's (a Connection first). The typed forms take a JobKind and say, for every job,
+     * whether it was inserted or a live job already held its unique key. The string-kind forms are
+     * the thin form for kinds known only by name; the ones returning ids keep their signatures. All
+     * of them end in the same two methods, enqueueRows(...) and row(...).
+     */
+
+    /**
+     * Enqueues a job of {@code kind} with the kind's defaults, in its own transaction.
+     *
+     * @return its id, and that it was inserted
+     * @throws IllegalArgumentException for a payload that is not JSON-mappable or too large
+     * @throws DocketException          when the database fails
+     */
+    public <T> Enqueued enqueue(JobKind<T> kind, T payload) {
+        return enqueue(kind, payload, JobOptions.defaults());
+    }
+
+    /**
+     * Enqueues a job of {@code kind} in its own transaction. Options left unset take the kind's
+     * {@link JobKind#defaults()}, payload version and retry policy's max attempts. With a unique key
+     * that a live job already holds, nothing is inserted and that job is returned.
+     *
+     * @throws IllegalArgumentException for a payload that is not JSON-mappable or too large
+     * @throws DocketException          when the database fails
+     */
+    public <T> Enqueued enqueue(JobKind<T> kind, T payload, JobOptions options) {
+        return enqueueRows(null, List.of(row(kind, payload, options))).getFirst();
+    }
+
+    /**
+     * Enqueues many jobs of {@code kind} with the kind's defaults in one transaction of their own and
+     * one insert; returns them in the order given.
+     */
+    public <T> List<Enqueued> enqueueAll(JobKind<T> kind, Collection<? extends T> payloads) {
+        return enqueueRows(null, rows(kind, payloads));
+    }
+
+    /** Like {@link #enqueue(JobKind, Object)}, inside the caller's transaction (see {@link #enqueue(Connection, String, Object, JobOptions)}). */
+    public <T> Enqueued enqueue(Connection tx, JobKind<T> kind, T payload) {
+        return enqueue(tx, kind, payload, JobOptions.defaults());
+    }
+
+    /**
+     * Like {@link #enqueue(JobKind, Object, JobOptions)}, inside the caller's transaction: the job
+     * exists if and only if that transaction commits. Never commits, rolls back or closes {@code tx}.
+     */
+    public <T> Enqueued enqueue(Connection tx, JobKind<T> kind, T payload, JobOptions options) {
+        return enqueueRows(Objects.requireNonNull(tx, "tx"), List.of(row(kind, payload, options))).getFirst();
+    }
+
+    /** Like {@link #enqueueAll(JobKind, Collection)}, inside the caller's transaction. */
+    public <T> List<Enqueued> enqueueAll(Connection tx, JobKind<T> kind, Collection<? extends T> payloads) {
+        return enqueueRows(Objects.requireNonNull(tx, "tx"), rows(kind, payloads));
+    }
+
     /** Enqueues a job with {@link JobOptions#defaults()} in its own transaction and returns its id. */
     public long enqueue(String kind, Object payload) {
         return enqueue(kind, payload, JobOptions.defaults());
@@ -170,13 +227,19 @@ public final class Docket implements AutoCloseable {
 
     /**
      * Enqueues a job in its own transaction and returns its id. With a unique key that a live job
-     * already holds, nothing is inserted and that job's id is returned.
+     * already holds, nothing is inserted and that job's id is returned. A kind declared or configured
+     * on the {@link Builder} gets its settings.
      *
      * @throws IllegalArgumentException for a bad kind or a payload that is not JSON-mappable or too large
      * @throws DocketException          when the database fails
      */
     public long enqueue(String kind, Object payload, JobOptions options) {
-        return enqueueAll(List.of(NewJob.of(kind, payload, options))).getFirst();
+        return enqueueWithResult(kind, payload, options).id();
+    }
+
+    /** Like {@link #enqueue(Connection, String, Object, JobOptions)} with {@link JobOptions#defaults()}. */
+    public long enqueue(Connection tx, String kind, Object payload) {
+        return enqueue(tx, kind, payload, JobOptions.defaults());
     }
 
     /**
@@ -184,7 +247,7 @@ public final class Docket implements AutoCloseable {
      * commits. Never commits, rolls back or closes {@code tx}; idle workers are woken at its commit.
      */
     public long enqueue(Connection tx, String kind, Object payload, JobOptions options) {
-        return enqueueAll(tx, List.of(NewJob.of(kind, payload, options))).getFirst();
+        return enqueueWithResult(tx, kind, payload, options).id();
     }
 
     /**
@@ -192,17 +255,82 @@ public final class Docket implements AutoCloseable {
      * the same unique key.
      */
     public Enqueued enqueueWithResult(String kind, Object payload, JobOptions options) {
-        return enqueueAllWithResult(List.of(NewJob.of(kind, payload, options))).getFirst();
+        return enqueueRows(null, List.of(row(NewJob.of(kind, payload, options)))).getFirst();
     }
 
-    /** Enqueues many jobs in one transaction of their own, in one insert; returns their ids in order. */
+    /** Like {@link #enqueueWithResult(String, Object, JobOptions)}, inside the caller's transaction. */
+    public Enqueued enqueueWithResult(Connection tx, String kind, Object payload, JobOptions options) {
+        return enqueueRows(Objects.requireNonNull(tx, "tx"), List.of(row(NewJob.of(kind, payload, options)))).getFirst();
+    }
+
+    /**
+     * Enqueues many jobs in one transaction of their own, in one insert; returns their ids in order.
+     * Jobs of a {@link JobKind} are made with {@link NewJob#of(JobKind, Object, JobOptions)}.
+     */
     public List<Long> enqueueAll(List<NewJob> jobs) {
-        return enqueueAllWithResult(jobs).stream().map(Enqueued::id).toList();
+        return ids(enqueueAllWithResult(jobs));
     }
 
     /** Like {@link #enqueueAll(List)}, saying for each job whether it was inserted. */
     public List<Enqueued> enqueueAllWithResult(List<NewJob> jobs) {
-        List<InsertRow> rows = rows(jobs);
+        return enqueueRows(null, rows(jobs));
+    }
+
+    /**
+     * Enqueues many jobs inside the caller's transaction with one insert statement (not one per job),
+     * and returns their ids in the order given. Never commits, rolls back or closes {@code tx}.
+     */
+    public List<Long> enqueueAll(Connection tx, List<NewJob> jobs) {
+        return ids(enqueueAllWithResult(tx, jobs));
+    }
+
+    /**
+     * Like {@link #enqueueAll(Connection, List)}, saying for each job whether this call inserted it or
+     * found a live job holding its unique key. A competing insert that is still uncommitted is waited
+     * for: if it rolls back, this call inserts and says so.
+     */
+    public List<Enqueued> enqueueAllWithResult(Connection tx, List<NewJob> jobs) {
+        return enqueueRows(Objects.requireNonNull(tx, "tx"), rows(jobs));
+    }
+
+    private <T> InsertRow row(JobKind<T> kind, T payload, JobOptions options) {
+        return row(Objects.requireNonNull(kind, "kind").name(), kind, payload, options);
+    }
+
+    private <T> List<InsertRow> rows(JobKind<T> kind, Collection<? extends T> payloads) {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(payloads, "payloads");
+        List<InsertRow> rows = new ArrayList<>(payloads.size());
+        for (T payload : payloads) {
+            rows.add(row(kind.name(), kind, payload, JobOptions.defaults()));
+        }
+        return rows;
+    }
+
+    private static List<Long> ids(List<Enqueued> enqueued) {
+        List<Long> ids = new ArrayList<>(enqueued.size());
+        for (Enqueued e : enqueued) {
+            ids.add(e.id());
+        }
+        return ids;
+    }
+
+    /** Inserts rows in a transaction of their own ({@code tx} null) or in the caller's. */
+    private List<Enqueued> enqueueRows(Connection tx, List<InsertRow> rows) {
+        try {
+            if (tx != null) {
+                Set<String> readyQueues = new LinkedHashSet<>();
+                List<Enqueued> result = insert(tx, rows, readyQueues);
+                notifyWorkers(tx, readyQueues);
+                return result;
+            }
+            return insertOwnTransaction(rows);
+        } catch (SQLException e) {
+            throw new DocketException("docket: enqueue failed: " + e.getMessage(), e);
+        }
+    }
+
+    private List<Enqueued> insertOwnTransaction(List<InsertRow> rows) throws SQLException {
         Set<String> readyQueues = new LinkedHashSet<>();
         try (Connection c = dataSource.getConnection()) {
             boolean single = rows.size() == 1;
@@ -225,34 +353,6 @@ public final class Docket implements AutoCloseable {
                 }
                 throw e;
             }
-        } catch (SQLException e) {
-            throw new DocketException("docket: enqueue failed: " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * Enqueues many jobs inside the caller's transaction with one insert statement (not one per job),
-     * and returns their ids in the order given. Never commits, rolls back or closes {@code tx}.
-     */
-    public List<Long> enqueueAll(Connection tx, List<NewJob> jobs) {
-        return enqueueAllWithResult(tx, jobs).stream().map(Enqueued::id).toList();
-    }
-
-    /**
-     * Like {@link #enqueueAll(Connection, List)}, saying for each job whether this call inserted it or
-     * found a live job holding its unique key. A competing insert that is still uncommitted is waited
-     * for: if it rolls back, this call inserts and says so.
-     */
-    public List<Enqueued> enqueueAllWithResult(Connection tx, List<NewJob> jobs) {
-        Objects.requireNonNull(tx, "tx");
-        List<InsertRow> rows = rows(jobs);
-        try {
-            Set<String> readyQueues = new LinkedHashSet<>();
-            List<Enqueued> result = insert(tx, rows, readyQueues);
-            notifyWorkers(tx, readyQueues);
-            return result;
-        } catch (SQLException e) {
-            throw new DocketException("docket: enqueue failed: " + e.getMessage(), e);
         }
     }
 
@@ -298,21 +398,34 @@ public final class Docket implements AutoCloseable {
         List<InsertRow> rows = new ArrayList<>(jobs.size());
         for (NewJob job : jobs) {
             Objects.requireNonNull(job, "jobs must not contain null");
-            rows.add(row(job.kind(), job.payload(), job.options()));
+            rows.add(row(job));
         }
         return rows;
     }
 
-    private InsertRow row(String kind, Object payload, JobOptions given) {
-        checkKind(kind);
+    /** A string-kind job: the settings of its kind, if the builder declared or configured it. */
+    private InsertRow row(NewJob job) {
+        checkKind(job.kind());
+        return row(job.kind(), kinds.get(job.kind()), job.payload(), job.options());
+    }
+
+    /**
+     * The one place a job's row is made, for string and typed kinds alike: the job's own options,
+     * then the kind's defaults, then the kind's (or the default) retry policy and payload version.
+     */
+    private InsertRow row(String kindName, JobKind<?> kind, Object payload, JobOptions given) {
         Objects.requireNonNull(given, "options");
-        JobOptions options = given.withDefaults(kindDefaults.get(kind));
+        JobOptions kindDefaults = kind == null || kind.defaults() == JobOptions.defaults() ? null : kind.defaults();
+        // The common call passes JobOptions.defaults(), which the kind's defaults replace whole: no copy per job.
+        JobOptions options = kindDefaults == null ? given
+                : given == JobOptions.defaults() ? kindDefaults : given.withDefaults(kindDefaults);
         String json = codec.toJson(payload);
         Long runAtMicros = options.runAt() == null ? null : epochMicros(options.runAt());
         Long delayMillis = options.delay() == null ? null : options.delay().toMillis();
-        int maxAttempts = options.maxAttempts() != null ? options.maxAttempts() : retryPolicy(kind).maxAttempts();
-        int version = options.payloadVersion() != null ? options.payloadVersion() : payloadVersions.getOrDefault(kind, 1);
-        return new InsertRow(options.queue(), kind, json, version, options.priority(), runAtMicros, delayMillis,
+        RetryPolicy retry = kind == null || kind.retryPolicy() == null ? defaultRetryPolicy : kind.retryPolicy();
+        int maxAttempts = options.maxAttempts() != null ? options.maxAttempts() : retry.maxAttempts();
+        int version = options.payloadVersion() != null ? options.payloadVersion() : kind == null ? 1 : kind.payloadVersion();
+        return new InsertRow(options.queue(), kindName, json, version, options.priority(), runAtMicros, delayMillis,
                 maxAttempts, options.tenant(), options.uniqueKey(),
                 options.uniqueFor() == null ? null : options.uniqueFor().toMillis(), codec.metadataJson(options.metadata()));
     }
@@ -360,9 +473,28 @@ public final class Docket implements AutoCloseable {
         return new DocketAdmin(store);
     }
 
-    /** The retry policy of {@code kind}: the one configured for it, else the default. */
+    /**
+     * The retry policy jobs of the string kind {@code kind} run with: its declared {@link JobKind}'s or
+     * the one configured with {@link Builder#retryPolicy}, else the default. A {@link JobKind} used
+     * directly carries its own ({@link JobKind#retryPolicy()}, else the default).
+     */
     public RetryPolicy retryPolicy(String kind) {
-        return retryPolicies.getOrDefault(kind, defaultRetryPolicy);
+        JobKind<?> k = kinds.get(kind);
+        return k != null && k.retryPolicy() != null ? k.retryPolicy() : defaultRetryPolicy;
+    }
+
+    RetryPolicy defaultRetryPolicy() {
+        return defaultRetryPolicy;
+    }
+
+    /** The kind declared on the builder under {@code name}, or null. */
+    JobKind<?> declaredKind(String name) {
+        return declaredKinds.get(name);
+    }
+
+    /** The settings of the string kind {@code name} (declared, or configured piece by piece), or null. */
+    JobKind<?> kindSettings(String name) {
+        return kinds.get(name);
     }
 
     /** Starts configuring a worker that runs jobs in this JVM. */
@@ -440,6 +572,7 @@ public final class Docket implements AutoCloseable {
         private final Map<String, Integer> payloadVersions = new HashMap<>();
         private final List<PeriodicJob> periodic = new ArrayList<>();
         private final Map<String, JobOptions> kindDefaults = new HashMap<>();
+        private final Map<String, JobKind<?>> declaredKinds = new HashMap<>();
         private Duration historyRetention = Duration.ofDays(7);
         private Duration deadJobRetention = Duration.ofDays(30);
         private Duration migrationLockTimeout = Duration.ofSeconds(10);
@@ -504,12 +637,32 @@ public final class Docket implements AutoCloseable {
 
         /**
          * Per-kind defaults for enqueue: the queue, priority, max attempts and tenant that jobs of
-         * {@code kind} get when their own {@link JobOptions} leave them unset. Without it: queue
-         * {@code default}, priority 0, the kind's retry policy's max attempts, no tenant.
+         * {@code kind} get when their own {@link JobOptions} leave them unset (other options are
+         * refused: they belong to one job). Without it: queue {@code default}, priority 0, the kind's
+         * retry policy's max attempts, no tenant. {@link JobKind.Builder#defaults} declares the same
+         * with the rest of a kind's settings.
          */
         public Builder kindDefaults(String kind, JobOptions defaults) {
             checkKind(kind);
             kindDefaults.put(kind, Objects.requireNonNull(defaults, "defaults"));
+            return this;
+        }
+
+        /**
+         * Declares a kind for the string forms too: {@code enqueue("send_email", payload)}, periodic
+         * jobs of that kind, and {@code handler("send_email", type, handler)} then use its payload
+         * version, defaults, retry policy, lease, timeout and upcasters, as
+         * {@code enqueue(SEND_EMAIL, payload)} and {@code handler(SEND_EMAIL, handler)} always do.
+         * Optional: a {@link JobKind} works without it. A declared kind's settings belong to it alone:
+         * {@link #retryPolicy}, {@link #payloadVersion} and {@link #kindDefaults} for its name are refused.
+         *
+         * @throws IllegalArgumentException if a kind of that name is already declared
+         */
+        public Builder kind(JobKind<?> kind) {
+            Objects.requireNonNull(kind, "kind");
+            if (declaredKinds.putIfAbsent(kind.name(), kind) != null) {
+                throw new IllegalArgumentException("a kind named '" + kind.name() + "' is already declared");
+            }
             return this;
         }
 
@@ -562,8 +715,40 @@ public final class Docket implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The Docket.
+         *
+         * @throws IllegalArgumentException if a kind declared with {@link #kind} is also given a retry
+         *                                  policy, payload version or defaults here
+         */
         public Docket build() {
             return new Docket(this);
+        }
+
+        /** Declared kinds, and a kind for each name configured piece by piece (retry policy, version, defaults). */
+        private Map<String, JobKind<?>> kinds() {
+            Map<String, JobKind<?>> kinds = new HashMap<>(declaredKinds);
+            Set<String> configured = new LinkedHashSet<>(retryPolicies.keySet());
+            configured.addAll(payloadVersions.keySet());
+            configured.addAll(kindDefaults.keySet());
+            for (String name : configured) {
+                if (declaredKinds.containsKey(name)) {
+                    throw new IllegalArgumentException("kind '" + name + "' is declared with kind(JobKind): set its "
+                            + "retry policy, payload version and defaults on that JobKind");
+                }
+                JobKind.Builder<Object> kind = JobKind.of(name, Object.class);
+                if (retryPolicies.containsKey(name)) {
+                    kind.retry(retryPolicies.get(name));
+                }
+                if (payloadVersions.containsKey(name)) {
+                    kind.payloadVersion(payloadVersions.get(name));
+                }
+                if (kindDefaults.containsKey(name)) {
+                    kind.defaults(kindDefaults.get(name));
+                }
+                kinds.put(name, kind.build());
+            }
+            return Map.copyOf(kinds);
         }
 
         static Duration positive(String name, Duration d) {

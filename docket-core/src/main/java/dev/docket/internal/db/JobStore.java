@@ -3,6 +3,7 @@ package dev.docket.internal.db;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.docket.DeadJobGroup;
+import dev.docket.DeadJobReplay;
 import dev.docket.JobError;
 import dev.docket.JobInfo;
 import dev.docket.JobState;
@@ -39,11 +40,13 @@ public final class JobStore {
 
     private final DataSource dataSource;
     private final Sql sql;
+    private final Sql.KindsAndReplays kindsSql;
     private final ObjectMapper json;
 
     public JobStore(DataSource dataSource, SchemaName schema, ObjectMapper json) {
         this.dataSource = dataSource;
         this.sql = Sql.forSchema(schema);
+        this.kindsSql = new Sql.KindsAndReplays(schema);
         this.json = json;
     }
 
@@ -1012,5 +1015,145 @@ public final class JobStore {
     static Instant instant(ResultSet rs, int column) throws SQLException {
         OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
         return t == null ? null : t.toInstant();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Typed kinds (issue 10, section 3): the wait for a newer payload version, and dead-letter replays.
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * Puts back a job this worker holds whose payload version its handler cannot read yet, to come back
+     * after {@code delayMillis}, its attempt given back and {@code reason} noted in its metadata.
+     *
+     * @return false if the claim was lost meanwhile (nothing changed)
+     */
+    public boolean jobAwaitNewerVersion(Fence fence, String workerId, long delayMillis, String reason)
+            throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(kindsSql.jobAwaitNewerVersion)) {
+                ps.setLong(1, delayMillis);
+                ps.setString(2, reason);
+                ps.setLong(3, fence.id());
+                ps.setInt(4, fence.attempt());
+                ps.setString(5, workerId);
+                return ps.executeUpdate() == 1;
+            }
+        }
+    }
+
+    /** Records a new replay of the dead jobs matching the filter (see {@link dev.docket.DocketAdmin#startReplay}). */
+    public DeadJobReplay deadJobReplayStart(String kind, String errorContains, Long before, double ratePerSecond,
+                                            int max) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(kindsSql.deadJobReplayStart)) {
+                ps.setString(1, kind);
+                ps.setString(2, kind);
+                ps.setString(3, errorContains);
+                ps.setString(4, errorContains);
+                ps.setLong(5, before == null ? Long.MAX_VALUE : before);
+                ps.setInt(6, max);
+                ps.setString(7, kind);
+                ps.setString(8, errorContains);
+                ps.setObject(9, before, java.sql.Types.BIGINT);
+                ps.setDouble(10, ratePerSecond);
+                ps.setInt(11, max);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return replay(rs);
+                }
+            }
+        }
+    }
+
+    /** A running replay's turn: its filter, cursor, how many it may still look at, and the jobs it has earned. */
+    public record ReplayTurn(long id, String kind, String errorContains, Long nextBefore, int remaining,
+                             double credit) {
+    }
+
+    /** Gives every running replay its turn: the jobs it earned since its last (see the statement). */
+    public List<ReplayTurn> deadJobReplayTurn() throws SQLException {
+        List<ReplayTurn> turns = new ArrayList<>();
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(kindsSql.deadJobReplayTurn);
+                 ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long nextBefore = rs.getLong(4);
+                    turns.add(new ReplayTurn(rs.getLong(1), rs.getString(2), rs.getString(3),
+                            rs.wasNull() ? null : nextBefore, rs.getInt(5), rs.getDouble(6)));
+                }
+            }
+        }
+        return turns;
+    }
+
+    /** Records a replay's progress after a turn; {@code finished} ends it. */
+    public void deadJobReplayAdvance(long id, int scanned, int replayed, Long nextBefore, boolean finished)
+            throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(kindsSql.deadJobReplayAdvance)) {
+                ps.setInt(1, scanned);
+                ps.setInt(2, replayed);
+                ps.setObject(3, nextBefore, java.sql.Types.BIGINT);
+                ps.setInt(4, scanned);
+                ps.setBoolean(5, finished);
+                ps.setBoolean(6, finished);
+                ps.setLong(7, id);
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    public Optional<DeadJobReplay> deadJobReplayFind(long id) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(kindsSql.deadJobReplayFind)) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(replay(rs)) : Optional.empty();
+                }
+            }
+        }
+    }
+
+    /** The newest replays first, at most {@code limit}. */
+    public List<DeadJobReplay> deadJobReplayList(int limit) throws SQLException {
+        List<DeadJobReplay> replays = new ArrayList<>();
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(kindsSql.deadJobReplayList)) {
+                ps.setInt(1, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        replays.add(replay(rs));
+                    }
+                }
+            }
+        }
+        return replays;
+    }
+
+    /** Deletes the replays that finished more than {@code retention} ago; returns how many. */
+    public int deadJobReplayDeleteFinished(Duration retention) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(kindsSql.deadJobReplayDeleteFinished)) {
+                ps.setLong(1, retention.toMillis());
+                return ps.executeUpdate();
+            }
+        }
+    }
+
+    private static DeadJobReplay replay(ResultSet rs) throws SQLException {
+        // Columns: id, kind, error_contains, before_id, rate_per_second, max_jobs, matched, scanned, replayed,
+        // state, created_at, finished_at.
+        long before = rs.getLong(4);
+        return new DeadJobReplay(rs.getLong(1), rs.getString(2), rs.getString(3), rs.wasNull() ? null : before,
+                rs.getDouble(5), rs.getInt(6), rs.getInt(7), rs.getInt(8), rs.getInt(9),
+                DeadJobReplay.State.valueOf(rs.getString(10).toUpperCase(java.util.Locale.ROOT)), instant(rs, 11),
+                instant(rs, 12));
     }
 }

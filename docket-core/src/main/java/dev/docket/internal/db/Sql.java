@@ -681,4 +681,102 @@ public final class Sql {
                 .replace("{{schema_name}}", schema.name())
                 .replace("{{channel}}", schema.channel());
     }
+
+    // ---------------------------------------------------------------------------------------------
+    // Typed kinds (issue 10, section 3): the wait for a newer payload version, and dead-letter replays
+    // at a rate. Kept apart so that they move in one piece with the rest of the SQL.
+    // ---------------------------------------------------------------------------------------------
+
+    /** The statements of the payload-version wait and of dead-letter replays, bound to one schema. */
+    public static final class KindsAndReplays {
+
+        /* Database times in metadata: ISO-8601 in UTC, to the microsecond, as Instant.parse reads them. */
+        private static final String ISO_UTC = "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'";
+
+        /*
+         * Puts back a job whose payload version is newer than the worker's handler reads: like a snooze
+         * (the attempt is given back), fenced, noting in its metadata why it waits and since when. The
+         * wait goes on while the job comes back at the time this statement set (docket.waitingNext); a
+         * job that reaches a worker any other way (replayed, retried, run now) starts a new wait.
+         */
+        private static final String JOB_AWAIT_NEWER_VERSION = """
+                WITH w AS (SELECT now() + ? * interval '1 millisecond' AS next)
+                UPDATE {{schema}}.jobs j
+                   SET state = 'scheduled', run_at = w.next, attempt = j.attempt - 1, lease_until = NULL,
+                       locked_by = NULL,
+                       metadata = j.metadata || jsonb_build_object(
+                           'docket.waiting', ?::text,
+                           'docket.waitingSince',
+                               CASE WHEN j.metadata ->> 'docket.waitingNext' = to_char(j.run_at AT TIME ZONE 'UTC', %1$s)
+                                    THEN j.metadata ->> 'docket.waitingSince'
+                                    ELSE to_char(now() AT TIME ZONE 'UTC', %1$s) END,
+                           'docket.waitingNext', to_char(w.next AT TIME ZONE 'UTC', %1$s))
+                  FROM w
+                 WHERE j.id = ? AND j.attempt = ? AND j.locked_by = ? AND j.state = 'running'""".formatted(ISO_UTC);
+
+        private static final String REPLAY_COLUMNS = """
+                id, kind, error_contains, before_id, rate_per_second, max_jobs, matched, scanned, replayed, state,
+                created_at, finished_at""";
+
+        /*
+         * Starts a replay: counts the dead jobs that match now (with the listing's own filter, so the two
+         * never disagree), at most max_jobs, and starts the keyset cursor above the newest of them.
+         */
+        private static final String DEAD_JOB_REPLAY_START = """
+                WITH m AS (SELECT count(*)::int AS n, max(id) AS top FROM (%s) l)
+                INSERT INTO {{schema}}.dead_job_replays
+                       (kind, error_contains, before_id, rate_per_second, max_jobs, matched, next_before, state, finished_at)
+                SELECT ?, ?, ?, ?, ?, m.n, m.top + 1, CASE WHEN m.n = 0 THEN 'done' ELSE 'running' END,
+                       CASE WHEN m.n = 0 THEN now() END
+                  FROM m
+                RETURNING %s""".formatted(DEAD_JOB_LIST, REPLAY_COLUMNS);
+
+        /*
+         * One turn of every running replay: each earns rate_per_second jobs per second of the database
+         * clock since its last turn, up to one second's worth (so a leader that was away does not make
+         * up for it in a burst).
+         */
+        private static final String DEAD_JOB_REPLAY_TURN = """
+                UPDATE {{schema}}.dead_job_replays
+                   SET credit = least(greatest(rate_per_second, 1),
+                                      credit + rate_per_second * extract(epoch FROM now() - turned_at)),
+                       turned_at = now()
+                 WHERE state = 'running'
+                RETURNING id, kind, error_contains, next_before, max_jobs - scanned, credit""";
+
+        private static final String DEAD_JOB_REPLAY_ADVANCE = """
+                UPDATE {{schema}}.dead_job_replays
+                   SET scanned = scanned + ?, replayed = replayed + ?, next_before = ?, credit = credit - ?,
+                       state = CASE WHEN ? THEN 'done' ELSE state END,
+                       finished_at = CASE WHEN ? THEN now() END
+                 WHERE id = ? AND state = 'running'""";
+
+        private static final String DEAD_JOB_REPLAY_FIND = """
+                SELECT %s FROM {{schema}}.dead_job_replays WHERE id = ?""".formatted(REPLAY_COLUMNS);
+
+        private static final String DEAD_JOB_REPLAY_LIST = """
+                SELECT %s FROM {{schema}}.dead_job_replays ORDER BY id DESC LIMIT ?""".formatted(REPLAY_COLUMNS);
+
+        private static final String DEAD_JOB_REPLAY_DELETE_FINISHED = """
+                DELETE FROM {{schema}}.dead_job_replays
+                 WHERE state = 'done' AND finished_at < now() - ? * interval '1 millisecond'""";
+
+        public final String jobAwaitNewerVersion;
+        public final String deadJobReplayStart;
+        public final String deadJobReplayTurn;
+        public final String deadJobReplayAdvance;
+        public final String deadJobReplayFind;
+        public final String deadJobReplayList;
+        public final String deadJobReplayDeleteFinished;
+
+        public KindsAndReplays(SchemaName schema) {
+            jobAwaitNewerVersion = bind(JOB_AWAIT_NEWER_VERSION, schema);
+            deadJobReplayStart = bind(DEAD_JOB_REPLAY_START, schema);
+            deadJobReplayTurn = bind(DEAD_JOB_REPLAY_TURN, schema);
+            deadJobReplayAdvance = bind(DEAD_JOB_REPLAY_ADVANCE, schema);
+            deadJobReplayFind = bind(DEAD_JOB_REPLAY_FIND, schema);
+            deadJobReplayList = bind(DEAD_JOB_REPLAY_LIST, schema);
+            deadJobReplayDeleteFinished = bind(DEAD_JOB_REPLAY_DELETE_FINISHED, schema);
+        }
+    }
 }

@@ -29,6 +29,7 @@ public final class Maintainer extends PeriodicService {
 
     private final JobStore store;
     private final CronEnqueuer cron;
+    private final DeadJobReplayer deadJobReplayer;
     private final Duration historyRetention;
     private final Duration deadJobRetention;
     private long nextHousekeeping = System.nanoTime();
@@ -45,6 +46,7 @@ public final class Maintainer extends PeriodicService {
         super("docket-maintainer", interval, Duration.ofSeconds(2), log);
         this.store = store;
         this.cron = cron;
+        this.deadJobReplayer = new DeadJobReplayer(store);
         this.historyRetention = historyRetention;
         this.deadJobRetention = deadJobRetention;
     }
@@ -54,6 +56,7 @@ public final class Maintainer extends PeriodicService {
         cron.runOnce();
         promoteDue();
         rescueExpired();
+        deadJobReplayer.runOnce();
         vacuumIfDue();
         if (System.nanoTime() - nextHousekeeping >= 0) {
             housekeeping();
