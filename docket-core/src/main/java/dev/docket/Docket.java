@@ -2,9 +2,9 @@ package dev.docket;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.docket.internal.db.InsertRow;
-import dev.docket.internal.db.Inserted;
 import dev.docket.internal.db.JobStore;
 import dev.docket.internal.db.SchemaName;
+import dev.docket.internal.enqueue.JobInserter;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.maintenance.CronEnqueuer;
 import dev.docket.internal.migrate.Migrator;
@@ -25,30 +25,31 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A job queue in PostgreSQL. One instance per application and schema; thread-safe.
  *
  * <pre>{@code
+ * static final JobKind<SendEmail> SEND_EMAIL = JobKind.of("send_email", SendEmail.class).build();
+ *
  * Docket docket = Docket.builder(dataSource).build();
  * docket.migrate();
- * long id = docket.enqueue("send_email", new SendEmail("a@b.c"));
+ * Enqueued job = docket.enqueue(SEND_EMAIL, new SendEmail("a@b.c"));   // type-checked
  * try (Worker worker = docket.worker()
  *         .queue("default", 16)
- *         .handler("send_email", SendEmail.class, (email, ctx) -> mailer.send(email))
+ *         .handler(SEND_EMAIL, (email, ctx) -> mailer.send(email))
  *         .start()) {
  *     ...
  * }
  * }</pre>
  *
+ * <p>Kinds known only by name have the thin form: {@code enqueue("send_email", payload)} and
+ * {@code handler("send_email", SendEmail.class, handler)}.
+ *
  * <p>Jobs run at least once: see {@link JobHandler}. {@link #close()} stops the workers this
  * instance started; it does not close the data source.
  */
 public final class Docket implements AutoCloseable {
-
-    private static final Logger log = LoggerFactory.getLogger(Docket.class);
 
     /** The longest kind name, in characters. */
     public static final int MAX_KIND_LENGTH = 255;
@@ -65,7 +66,7 @@ public final class Docket implements AutoCloseable {
     private final Duration historyRetention;
     private final Duration deadJobRetention;
     private final Duration migrationLockTimeout;
-    private final EnqueueNotifier enqueueNotifier;
+    private final JobInserter inserter;
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
     private volatile boolean schemaChecked;
 
@@ -83,7 +84,8 @@ public final class Docket implements AutoCloseable {
         this.historyRetention = b.historyRetention;
         this.deadJobRetention = b.deadJobRetention;
         this.migrationLockTimeout = b.migrationLockTimeout;
-        this.enqueueNotifier = b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null;
+        this.inserter = new JobInserter(dataSource, store, this::requireSchema,
+                b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null, this::wakeLocalWorkers);
     }
 
     /** Starts configuring a Docket on {@code dataSource} (a pool such as HikariCP is recommended). */
@@ -318,78 +320,9 @@ public final class Docket implements AutoCloseable {
     /** Inserts rows in a transaction of their own ({@code tx} null) or in the caller's. */
     private List<Enqueued> enqueueRows(Connection tx, List<InsertRow> rows) {
         try {
-            if (tx != null) {
-                Set<String> readyQueues = new LinkedHashSet<>();
-                List<Enqueued> result = insert(tx, rows, readyQueues);
-                notifyWorkers(tx, readyQueues);
-                return result;
-            }
-            return insertOwnTransaction(rows);
+            return tx != null ? inserter.insert(tx, rows) : inserter.insertOwnTransaction(rows);
         } catch (SQLException e) {
             throw new DocketException("docket: enqueue failed: " + e.getMessage(), e);
-        }
-    }
-
-    private List<Enqueued> insertOwnTransaction(List<InsertRow> rows) throws SQLException {
-        Set<String> readyQueues = new LinkedHashSet<>();
-        try (Connection c = dataSource.getConnection()) {
-            boolean single = rows.size() == 1;
-            c.setAutoCommit(single);
-            try {
-                List<Enqueued> result = insert(c, rows, readyQueues);
-                if (single) {
-                    // The insert committed by itself: local workers first, then the notification's round trip.
-                    wakeLocalWorkers(readyQueues);
-                    notifyAfterCommit(c, readyQueues);
-                } else {
-                    notifyWorkers(c, readyQueues);
-                    c.commit();
-                    wakeLocalWorkers(readyQueues);
-                }
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                if (!single) {
-                    c.rollback();
-                }
-                throw e;
-            }
-        }
-    }
-
-    /** Inserts the rows; adds to {@code readyQueues} the queues that got jobs ready now. */
-    private List<Enqueued> insert(Connection c, List<InsertRow> rows, Set<String> readyQueues) throws SQLException {
-        if (rows.isEmpty()) {
-            return List.of();
-        }
-        requireSchema(c);
-        List<Inserted> inserted = store.jobInsertMany(c, rows);
-        List<Enqueued> ids = new ArrayList<>(inserted.size());
-        for (int i = 0; i < inserted.size(); i++) {
-            ids.add(new Enqueued(inserted.get(i).id(), inserted.get(i).inserted()));
-            if (inserted.get(i).ready()) {
-                readyQueues.add(rows.get(i).queue());
-            }
-        }
-        return ids;
-    }
-
-    /**
-     * Notifies for a single enqueue that has already committed. Its failure must not fail the
-     * enqueue: the caller would enqueue the job again. The workers' poll finds the job instead.
-     */
-    private void notifyAfterCommit(Connection c, Set<String> readyQueues) {
-        try {
-            notifyWorkers(c, readyQueues);
-        } catch (SQLException e) {
-            log.warn("docket: a job was enqueued but its notification failed; workers will find it at their next poll: {}",
-                    e.getMessage());
-        }
-    }
-
-    /** Sends (or schedules) the notifications for jobs just inserted on {@code c}, delivered at its commit. */
-    private void notifyWorkers(Connection c, Set<String> readyQueues) throws SQLException {
-        if (enqueueNotifier != null) {
-            enqueueNotifier.afterInsert(c, readyQueues);
         }
     }
 
@@ -492,10 +425,6 @@ public final class Docket implements AutoCloseable {
         return declaredKinds.get(name);
     }
 
-    /** The settings of the string kind {@code name} (declared, or configured piece by piece), or null. */
-    JobKind<?> kindSettings(String name) {
-        return kinds.get(name);
-    }
 
     /** Starts configuring a worker that runs jobs in this JVM. */
     public Worker.Builder worker() {
@@ -556,9 +485,7 @@ public final class Docket implements AutoCloseable {
         for (Worker w : List.copyOf(workers)) {
             w.close();
         }
-        if (enqueueNotifier != null) {
-            enqueueNotifier.close();
-        }
+        inserter.close();
     }
 
     /** Configures a {@link Docket}; every option has a documented default. */
