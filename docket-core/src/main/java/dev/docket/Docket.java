@@ -1,11 +1,10 @@
 package dev.docket;
 
-import com.cronutils.model.time.ExecutionTime;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.docket.internal.db.InsertRow;
-import dev.docket.internal.db.Inserted;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.SchemaName;
+import dev.docket.internal.enqueue.JobInserter;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.maintenance.CronEnqueuer;
 import dev.docket.internal.migrate.Migrator;
@@ -16,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,30 +25,31 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A job queue in PostgreSQL. One instance per application and schema; thread-safe.
  *
  * <pre>{@code
+ * static final JobKind<SendEmail> SEND_EMAIL = JobKind.of("send_email", SendEmail.class).build();
+ *
  * Docket docket = Docket.builder(dataSource).build();
  * docket.migrate();
- * long id = docket.enqueue("send_email", new SendEmail("a@b.c"));
+ * Enqueued job = docket.enqueue(SEND_EMAIL, new SendEmail("a@b.c"));   // type-checked
  * try (Worker worker = docket.worker()
  *         .queue("default", 16)
- *         .handler("send_email", SendEmail.class, (email, ctx) -> mailer.send(email))
+ *         .handler(SEND_EMAIL, (email, ctx) -> mailer.send(email))
  *         .start()) {
  *     ...
  * }
  * }</pre>
  *
+ * <p>Kinds known only by name have the thin form: {@code enqueue("send_email", payload)} and
+ * {@code handler("send_email", SendEmail.class, handler)}.
+ *
  * <p>Jobs run at least once: see {@link JobHandler}. {@link #close()} stops the workers this
  * instance started; it does not close the data source.
  */
 public final class Docket implements AutoCloseable {
-
-    private static final Logger log = LoggerFactory.getLogger(Docket.class);
 
     /** The longest kind name, in characters. */
     public static final int MAX_KIND_LENGTH = 255;
@@ -58,14 +59,14 @@ public final class Docket implements AutoCloseable {
     private final Database store;
     private final PayloadCodec codec;
     private final RetryPolicy defaultRetryPolicy;
-    private final Map<String, RetryPolicy> retryPolicies;
-    private final Map<String, Integer> payloadVersions;
-    private final Map<String, JobOptions> kindDefaults;
+    /** The settings of string kinds: each declared JobKind, and a JobKind for each kind configured piece by piece. */
+    private final Map<String, JobKind<?>> kinds;
+    private final Map<String, JobKind<?>> declaredKinds;
     private final List<CronEnqueuer.Schedule> schedules;
     private final Duration historyRetention;
     private final Duration deadJobRetention;
     private final Duration migrationLockTimeout;
-    private final EnqueueNotifier enqueueNotifier;
+    private final JobInserter inserter;
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
     private volatile boolean schemaChecked;
 
@@ -75,15 +76,16 @@ public final class Docket implements AutoCloseable {
         this.codec = new PayloadCodec(b.objectMapper, b.maxPayloadBytes);
         this.store = new Database(dataSource, schema, b.objectMapper);
         this.defaultRetryPolicy = b.defaultRetryPolicy;
-        this.retryPolicies = Map.copyOf(b.retryPolicies);
-        this.payloadVersions = Map.copyOf(b.payloadVersions);
-        this.kindDefaults = Map.copyOf(b.kindDefaults);
+        this.declaredKinds = Map.copyOf(b.declaredKinds);
+        this.kinds = b.kinds();
         this.schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(),
-                ExecutionTime.forCron(p.parsedCron()), p.zone(), row(p.kind(), p.payload(), p.options()))).toList();
+                CronEnqueuer.executionTime(p.cron()), p.zone(), row(NewJob.of(p.kind(), p.payload(), p.options()))))
+                .toList();
         this.historyRetention = b.historyRetention;
         this.deadJobRetention = b.deadJobRetention;
         this.migrationLockTimeout = b.migrationLockTimeout;
-        this.enqueueNotifier = b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null;
+        this.inserter = new JobInserter(dataSource, store, this::requireSchema,
+                b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null, this::wakeLocalWorkers);
     }
 
     /** Starts configuring a Docket on {@code dataSource} (a pool such as HikariCP is recommended). */
@@ -163,6 +165,63 @@ public final class Docket implements AutoCloseable {
         }
     }
 
+    /*
+     * Enqueue is one family: one job, one job with options, many jobs; each in its own transaction
+     * or in the caller's (a Connection first). The typed forms take a JobKind and say, for every job,
+     * whether it was inserted or a live job already held its unique key. The string-kind forms are
+     * the thin form for kinds known only by name; the ones returning ids keep their signatures. All
+     * of them end in the same two methods, enqueueRows(...) and row(...).
+     */
+
+    /**
+     * Enqueues a job of {@code kind} with the kind's defaults, in its own transaction.
+     *
+     * @return its id, and that it was inserted
+     * @throws IllegalArgumentException for a payload that is not JSON-mappable or too large
+     * @throws DocketException          when the database fails
+     */
+    public <T> Enqueued enqueue(JobKind<T> kind, T payload) {
+        return enqueue(kind, payload, JobOptions.defaults());
+    }
+
+    /**
+     * Enqueues a job of {@code kind} in its own transaction. Options left unset take the kind's
+     * {@link JobKind#defaults()}, payload version and retry policy's max attempts. With a unique key
+     * that a live job already holds, nothing is inserted and that job is returned.
+     *
+     * @throws IllegalArgumentException for a payload that is not JSON-mappable or too large
+     * @throws DocketException          when the database fails
+     */
+    public <T> Enqueued enqueue(JobKind<T> kind, T payload, JobOptions options) {
+        return enqueueRows(null, List.of(row(kind, payload, options))).getFirst();
+    }
+
+    /**
+     * Enqueues many jobs of {@code kind} with the kind's defaults in one transaction of their own and
+     * one insert; returns them in the order given.
+     */
+    public <T> List<Enqueued> enqueueAll(JobKind<T> kind, Collection<? extends T> payloads) {
+        return enqueueRows(null, rows(kind, payloads));
+    }
+
+    /** Like {@link #enqueue(JobKind, Object)}, inside the caller's transaction (see {@link #enqueue(Connection, String, Object, JobOptions)}). */
+    public <T> Enqueued enqueue(Connection tx, JobKind<T> kind, T payload) {
+        return enqueue(tx, kind, payload, JobOptions.defaults());
+    }
+
+    /**
+     * Like {@link #enqueue(JobKind, Object, JobOptions)}, inside the caller's transaction: the job
+     * exists if and only if that transaction commits. Never commits, rolls back or closes {@code tx}.
+     */
+    public <T> Enqueued enqueue(Connection tx, JobKind<T> kind, T payload, JobOptions options) {
+        return enqueueRows(Objects.requireNonNull(tx, "tx"), List.of(row(kind, payload, options))).getFirst();
+    }
+
+    /** Like {@link #enqueueAll(JobKind, Collection)}, inside the caller's transaction. */
+    public <T> List<Enqueued> enqueueAll(Connection tx, JobKind<T> kind, Collection<? extends T> payloads) {
+        return enqueueRows(Objects.requireNonNull(tx, "tx"), rows(kind, payloads));
+    }
+
     /** Enqueues a job with {@link JobOptions#defaults()} in its own transaction and returns its id. */
     public long enqueue(String kind, Object payload) {
         return enqueue(kind, payload, JobOptions.defaults());
@@ -170,13 +229,19 @@ public final class Docket implements AutoCloseable {
 
     /**
      * Enqueues a job in its own transaction and returns its id. With a unique key that a live job
-     * already holds, nothing is inserted and that job's id is returned.
+     * already holds, nothing is inserted and that job's id is returned. A kind declared or configured
+     * on the {@link Builder} gets its settings.
      *
      * @throws IllegalArgumentException for a bad kind or a payload that is not JSON-mappable or too large
      * @throws DocketException          when the database fails
      */
     public long enqueue(String kind, Object payload, JobOptions options) {
-        return enqueueAll(List.of(NewJob.of(kind, payload, options))).getFirst();
+        return enqueueWithResult(kind, payload, options).id();
+    }
+
+    /** Like {@link #enqueue(Connection, String, Object, JobOptions)} with {@link JobOptions#defaults()}. */
+    public long enqueue(Connection tx, String kind, Object payload) {
+        return enqueue(tx, kind, payload, JobOptions.defaults());
     }
 
     /**
@@ -184,7 +249,7 @@ public final class Docket implements AutoCloseable {
      * commits. Never commits, rolls back or closes {@code tx}; idle workers are woken at its commit.
      */
     public long enqueue(Connection tx, String kind, Object payload, JobOptions options) {
-        return enqueueAll(tx, List.of(NewJob.of(kind, payload, options))).getFirst();
+        return enqueueWithResult(tx, kind, payload, options).id();
     }
 
     /**
@@ -192,42 +257,25 @@ public final class Docket implements AutoCloseable {
      * the same unique key.
      */
     public Enqueued enqueueWithResult(String kind, Object payload, JobOptions options) {
-        return enqueueAllWithResult(List.of(NewJob.of(kind, payload, options))).getFirst();
+        return enqueueRows(null, List.of(row(NewJob.of(kind, payload, options)))).getFirst();
     }
 
-    /** Enqueues many jobs in one transaction of their own, in one insert; returns their ids in order. */
+    /** Like {@link #enqueueWithResult(String, Object, JobOptions)}, inside the caller's transaction. */
+    public Enqueued enqueueWithResult(Connection tx, String kind, Object payload, JobOptions options) {
+        return enqueueRows(Objects.requireNonNull(tx, "tx"), List.of(row(NewJob.of(kind, payload, options)))).getFirst();
+    }
+
+    /**
+     * Enqueues many jobs in one transaction of their own, in one insert; returns their ids in order.
+     * Jobs of a {@link JobKind} are made with {@link NewJob#of(JobKind, Object, JobOptions)}.
+     */
     public List<Long> enqueueAll(List<NewJob> jobs) {
-        return enqueueAllWithResult(jobs).stream().map(Enqueued::id).toList();
+        return ids(enqueueAllWithResult(jobs));
     }
 
     /** Like {@link #enqueueAll(List)}, saying for each job whether it was inserted. */
     public List<Enqueued> enqueueAllWithResult(List<NewJob> jobs) {
-        List<InsertRow> rows = rows(jobs);
-        Set<String> readyQueues = new LinkedHashSet<>();
-        try (Connection c = dataSource.getConnection()) {
-            boolean single = rows.size() == 1;
-            c.setAutoCommit(single);
-            try {
-                List<Enqueued> result = insert(c, rows, readyQueues);
-                if (single) {
-                    // The insert committed by itself: local workers first, then the notification's round trip.
-                    wakeLocalWorkers(readyQueues);
-                    notifyAfterCommit(c, readyQueues);
-                } else {
-                    notifyWorkers(c, readyQueues);
-                    c.commit();
-                    wakeLocalWorkers(readyQueues);
-                }
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                if (!single) {
-                    c.rollback();
-                }
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw new DocketException("docket: enqueue failed: " + e.getMessage(), e);
-        }
+        return enqueueRows(null, rows(jobs));
     }
 
     /**
@@ -235,7 +283,7 @@ public final class Docket implements AutoCloseable {
      * and returns their ids in the order given. Never commits, rolls back or closes {@code tx}.
      */
     public List<Long> enqueueAll(Connection tx, List<NewJob> jobs) {
-        return enqueueAllWithResult(tx, jobs).stream().map(Enqueued::id).toList();
+        return ids(enqueueAllWithResult(tx, jobs));
     }
 
     /**
@@ -244,52 +292,37 @@ public final class Docket implements AutoCloseable {
      * for: if it rolls back, this call inserts and says so.
      */
     public List<Enqueued> enqueueAllWithResult(Connection tx, List<NewJob> jobs) {
-        Objects.requireNonNull(tx, "tx");
-        List<InsertRow> rows = rows(jobs);
-        try {
-            Set<String> readyQueues = new LinkedHashSet<>();
-            List<Enqueued> result = insert(tx, rows, readyQueues);
-            notifyWorkers(tx, readyQueues);
-            return result;
-        } catch (SQLException e) {
-            throw new DocketException("docket: enqueue failed: " + e.getMessage(), e);
-        }
+        return enqueueRows(Objects.requireNonNull(tx, "tx"), rows(jobs));
     }
 
-    /** Inserts the rows; adds to {@code readyQueues} the queues that got jobs ready now. */
-    private List<Enqueued> insert(Connection c, List<InsertRow> rows, Set<String> readyQueues) throws SQLException {
-        if (rows.isEmpty()) {
-            return List.of();
+    private <T> InsertRow row(JobKind<T> kind, T payload, JobOptions options) {
+        return row(Objects.requireNonNull(kind, "kind").name(), kind, payload, options);
+    }
+
+    private <T> List<InsertRow> rows(JobKind<T> kind, Collection<? extends T> payloads) {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(payloads, "payloads");
+        List<InsertRow> rows = new ArrayList<>(payloads.size());
+        for (T payload : payloads) {
+            rows.add(row(kind.name(), kind, payload, JobOptions.defaults()));
         }
-        requireSchema(c);
-        List<Inserted> inserted = store.jobInserts().insertMany(c, rows);
-        List<Enqueued> ids = new ArrayList<>(inserted.size());
-        for (int i = 0; i < inserted.size(); i++) {
-            ids.add(new Enqueued(inserted.get(i).id(), inserted.get(i).inserted()));
-            if (inserted.get(i).ready()) {
-                readyQueues.add(rows.get(i).queue());
-            }
+        return rows;
+    }
+
+    private static List<Long> ids(List<Enqueued> enqueued) {
+        List<Long> ids = new ArrayList<>(enqueued.size());
+        for (Enqueued e : enqueued) {
+            ids.add(e.id());
         }
         return ids;
     }
 
-    /**
-     * Notifies for a single enqueue that has already committed. Its failure must not fail the
-     * enqueue: the caller would enqueue the job again. The workers' poll finds the job instead.
-     */
-    private void notifyAfterCommit(Connection c, Set<String> readyQueues) {
+    /** Inserts rows in a transaction of their own ({@code tx} null) or in the caller's. */
+    private List<Enqueued> enqueueRows(Connection tx, List<InsertRow> rows) {
         try {
-            notifyWorkers(c, readyQueues);
+            return tx != null ? inserter.insert(tx, rows) : inserter.insertOwnTransaction(rows);
         } catch (SQLException e) {
-            log.warn("docket: a job was enqueued but its notification failed; workers will find it at their next poll: {}",
-                    e.getMessage());
-        }
-    }
-
-    /** Sends (or schedules) the notifications for jobs just inserted on {@code c}, delivered at its commit. */
-    private void notifyWorkers(Connection c, Set<String> readyQueues) throws SQLException {
-        if (enqueueNotifier != null) {
-            enqueueNotifier.afterInsert(c, readyQueues);
+            throw new DocketException("docket: enqueue failed: " + e.getMessage(), e);
         }
     }
 
@@ -298,21 +331,34 @@ public final class Docket implements AutoCloseable {
         List<InsertRow> rows = new ArrayList<>(jobs.size());
         for (NewJob job : jobs) {
             Objects.requireNonNull(job, "jobs must not contain null");
-            rows.add(row(job.kind(), job.payload(), job.options()));
+            rows.add(row(job));
         }
         return rows;
     }
 
-    private InsertRow row(String kind, Object payload, JobOptions given) {
-        checkKind(kind);
+    /** A string-kind job: the settings of its kind, if the builder declared or configured it. */
+    private InsertRow row(NewJob job) {
+        checkKind(job.kind());
+        return row(job.kind(), kinds.get(job.kind()), job.payload(), job.options());
+    }
+
+    /**
+     * The one place a job's row is made, for string and typed kinds alike: the job's own options,
+     * then the kind's defaults, then the kind's (or the default) retry policy and payload version.
+     */
+    private InsertRow row(String kindName, JobKind<?> kind, Object payload, JobOptions given) {
         Objects.requireNonNull(given, "options");
-        JobOptions options = given.withDefaults(kindDefaults.get(kind));
+        JobOptions kindDefaults = kind == null || kind.defaults() == JobOptions.defaults() ? null : kind.defaults();
+        // The common call passes JobOptions.defaults(), which the kind's defaults replace whole: no copy per job.
+        JobOptions options = kindDefaults == null ? given
+                : given == JobOptions.defaults() ? kindDefaults : given.withDefaults(kindDefaults);
         String json = codec.toJson(payload);
         Long runAtMicros = options.runAt() == null ? null : epochMicros(options.runAt());
         Long delayMillis = options.delay() == null ? null : options.delay().toMillis();
-        int maxAttempts = options.maxAttempts() != null ? options.maxAttempts() : retryPolicy(kind).maxAttempts();
-        int version = options.payloadVersion() != null ? options.payloadVersion() : payloadVersions.getOrDefault(kind, 1);
-        return new InsertRow(options.queue(), kind, json, version, options.priority(), runAtMicros, delayMillis,
+        RetryPolicy retry = kind == null || kind.retryPolicy() == null ? defaultRetryPolicy : kind.retryPolicy();
+        int maxAttempts = options.maxAttempts() != null ? options.maxAttempts() : retry.maxAttempts();
+        int version = options.payloadVersion() != null ? options.payloadVersion() : kind == null ? 1 : kind.payloadVersion();
+        return new InsertRow(options.queue(), kindName, json, version, options.priority(), runAtMicros, delayMillis,
                 maxAttempts, options.tenant(), options.uniqueKey(),
                 options.uniqueFor() == null ? null : options.uniqueFor().toMillis(), codec.metadataJson(options.metadata()));
     }
@@ -360,10 +406,25 @@ public final class Docket implements AutoCloseable {
         return new DocketAdmin(store);
     }
 
-    /** The retry policy of {@code kind}: the one configured for it, else the default. */
+    /**
+     * The retry policy jobs of the string kind {@code kind} run with: its declared {@link JobKind}'s or
+     * the one configured with {@link Builder#retryPolicy}, else the default. A {@link JobKind} used
+     * directly carries its own ({@link JobKind#retryPolicy()}, else the default).
+     */
     public RetryPolicy retryPolicy(String kind) {
-        return retryPolicies.getOrDefault(kind, defaultRetryPolicy);
+        JobKind<?> k = kinds.get(kind);
+        return k != null && k.retryPolicy() != null ? k.retryPolicy() : defaultRetryPolicy;
     }
+
+    RetryPolicy defaultRetryPolicy() {
+        return defaultRetryPolicy;
+    }
+
+    /** The kind declared on the builder under {@code name}, or null. */
+    JobKind<?> declaredKind(String name) {
+        return declaredKinds.get(name);
+    }
+
 
     /** Starts configuring a worker that runs jobs in this JVM. */
     public Worker.Builder worker() {
@@ -424,9 +485,7 @@ public final class Docket implements AutoCloseable {
         for (Worker w : List.copyOf(workers)) {
             w.close();
         }
-        if (enqueueNotifier != null) {
-            enqueueNotifier.close();
-        }
+        inserter.close();
     }
 
     /** Configures a {@link Docket}; every option has a documented default. */
@@ -440,6 +499,7 @@ public final class Docket implements AutoCloseable {
         private final Map<String, Integer> payloadVersions = new HashMap<>();
         private final List<PeriodicJob> periodic = new ArrayList<>();
         private final Map<String, JobOptions> kindDefaults = new HashMap<>();
+        private final Map<String, JobKind<?>> declaredKinds = new HashMap<>();
         private Duration historyRetention = Duration.ofDays(7);
         private Duration deadJobRetention = Duration.ofDays(30);
         private Duration migrationLockTimeout = Duration.ofSeconds(10);
@@ -504,12 +564,32 @@ public final class Docket implements AutoCloseable {
 
         /**
          * Per-kind defaults for enqueue: the queue, priority, max attempts and tenant that jobs of
-         * {@code kind} get when their own {@link JobOptions} leave them unset. Without it: queue
-         * {@code default}, priority 0, the kind's retry policy's max attempts, no tenant.
+         * {@code kind} get when their own {@link JobOptions} leave them unset (other options are
+         * refused: they belong to one job). Without it: queue {@code default}, priority 0, the kind's
+         * retry policy's max attempts, no tenant. {@link JobKind.Builder#defaults} declares the same
+         * with the rest of a kind's settings.
          */
         public Builder kindDefaults(String kind, JobOptions defaults) {
             checkKind(kind);
             kindDefaults.put(kind, Objects.requireNonNull(defaults, "defaults"));
+            return this;
+        }
+
+        /**
+         * Declares a kind for the string forms too: {@code enqueue("send_email", payload)}, periodic
+         * jobs of that kind, and {@code handler("send_email", type, handler)} then use its payload
+         * version, defaults, retry policy, lease, timeout and upcasters, as
+         * {@code enqueue(SEND_EMAIL, payload)} and {@code handler(SEND_EMAIL, handler)} always do.
+         * Optional: a {@link JobKind} works without it. A declared kind's settings belong to it alone:
+         * {@link #retryPolicy}, {@link #payloadVersion} and {@link #kindDefaults} for its name are refused.
+         *
+         * @throws IllegalArgumentException if a kind of that name is already declared
+         */
+        public Builder kind(JobKind<?> kind) {
+            Objects.requireNonNull(kind, "kind");
+            if (declaredKinds.putIfAbsent(kind.name(), kind) != null) {
+                throw new IllegalArgumentException("a kind named '" + kind.name() + "' is already declared");
+            }
             return this;
         }
 
@@ -562,8 +642,40 @@ public final class Docket implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The Docket.
+         *
+         * @throws IllegalArgumentException if a kind declared with {@link #kind} is also given a retry
+         *                                  policy, payload version or defaults here
+         */
         public Docket build() {
             return new Docket(this);
+        }
+
+        /** Declared kinds, and a kind for each name configured piece by piece (retry policy, version, defaults). */
+        private Map<String, JobKind<?>> kinds() {
+            Map<String, JobKind<?>> kinds = new HashMap<>(declaredKinds);
+            Set<String> configured = new LinkedHashSet<>(retryPolicies.keySet());
+            configured.addAll(payloadVersions.keySet());
+            configured.addAll(kindDefaults.keySet());
+            for (String name : configured) {
+                if (declaredKinds.containsKey(name)) {
+                    throw new IllegalArgumentException("kind '" + name + "' is declared with kind(JobKind): set its "
+                            + "retry policy, payload version and defaults on that JobKind");
+                }
+                JobKind.Builder<Object> kind = JobKind.of(name, Object.class);
+                if (retryPolicies.containsKey(name)) {
+                    kind.retry(retryPolicies.get(name));
+                }
+                if (payloadVersions.containsKey(name)) {
+                    kind.payloadVersion(payloadVersions.get(name));
+                }
+                if (kindDefaults.containsKey(name)) {
+                    kind.defaults(kindDefaults.get(name));
+                }
+                kinds.put(name, kind.build());
+            }
+            return Map.copyOf(kinds);
         }
 
         static Duration positive(String name, Duration d) {

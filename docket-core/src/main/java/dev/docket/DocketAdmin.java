@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Operations on the queue as a whole: listings, statistics and replay from the dead-letter table.
@@ -66,6 +67,45 @@ public final class DocketAdmin {
      */
     public boolean retry(long id) {
         return call("retrying job " + id, () -> !store.deadJobs().replay(List.of(id)).isEmpty() || store.jobs().runNow(id));
+    }
+
+    /** The most jobs one replay may look at. */
+    public static final int MAX_REPLAY = 1_000_000;
+    /** The highest replay rate, jobs per second. */
+    public static final double MAX_REPLAY_RATE = 100_000;
+
+    /**
+     * Starts replaying the dead jobs that match {@code filter} (its kind, error text and {@code before};
+     * its page size is not used), newest first, at no more than {@code ratePerSecond}, at most {@code max}
+     * of them. The cluster's maintenance leader carries it out a turn per maintenance round, so a worker
+     * with maintenance on must be running; its progress is kept in the database
+     * ({@link #replay(long)}), so it survives a restart of this node and a change of leader. Jobs that die
+     * while it runs may be replayed by it too. A replay of nothing is {@link DeadJobReplay.State#DONE} at once.
+     *
+     * @param ratePerSecond more than 0 and at most {@link #MAX_REPLAY_RATE}; fractions are fine (0.5: one job every 2 s)
+     * @param max           1 to {@link #MAX_REPLAY}
+     */
+    public DeadJobReplay startReplay(DeadJobQuery filter, double ratePerSecond, int max) {
+        Objects.requireNonNull(filter, "filter");
+        if (!(ratePerSecond > 0 && ratePerSecond <= MAX_REPLAY_RATE)) {
+            throw new IllegalArgumentException("ratePerSecond must be more than 0 and at most " + (long) MAX_REPLAY_RATE
+                    + ", was " + ratePerSecond);
+        }
+        if (max < 1 || max > MAX_REPLAY) {
+            throw new IllegalArgumentException("max must be between 1 and " + MAX_REPLAY + ", was " + max);
+        }
+        return call("starting a dead-letter replay", () -> store.deadJobReplays().start(filter.kind(), filter.errorContains(),
+                filter.before(), ratePerSecond, max));
+    }
+
+    /** A replay started with {@link #startReplay}, as far as it has got; empty once pruned (7 days after it finished). */
+    public Optional<DeadJobReplay> replay(long id) {
+        return call("reading dead-letter replay " + id, () -> store.deadJobReplays().find(id));
+    }
+
+    /** The replays still running and those finished in the last 7 days, newest first, at most 100. */
+    public List<DeadJobReplay> replays() {
+        return call("listing dead-letter replays", () -> store.deadJobReplays().list(100));
     }
 
     /**

@@ -1,7 +1,9 @@
 package dev.docket;
 
+import dev.docket.internal.json.WaitNote;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A snapshot of one job, wherever it lives (live table, history or dead-letter table).
@@ -25,7 +27,9 @@ import java.util.List;
  * @param payloadVersion the payload version it was enqueued with
  * @param payload        the payload as JSON text
  * @param errors         one entry per failed or lost attempt, oldest first
- * @param metadata       the job's tags ({@link JobOptions.Builder#metadata}) as a JSON object
+ * @param metadata       the job's tags ({@link JobOptions.Builder#metadata}) as a JSON object; a worker that
+ *                       put the job back to wait for a newer payload version adds {@code docket.waiting} (why),
+ *                       {@code docket.waitingSince} and {@code docket.waitingNext} (see {@link #waitReason()})
  */
 public record JobInfo(long id, String queue, String kind, JobState state, int priority, int attempt,
                       int maxAttempts, Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt,
@@ -34,6 +38,19 @@ public record JobInfo(long id, String queue, String kind, JobState state, int pr
 
     public JobInfo {
         errors = List.copyOf(errors);
+    }
+
+    /**
+     * Why the job is waiting rather than running, while it is: during a rolling deploy a job whose
+     * payload version is newer than the handler of the worker that claimed it reads is put back (its
+     * attempt not counted) until a worker that reads it takes it ({@link JobKind.Builder#newerVersionWait}).
+     * Empty for a job that is not waiting for that reason now (the note stays in its metadata as history).
+     */
+    public Optional<String> waitReason() {
+        if (state != JobState.SCHEDULED && state != JobState.READY) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(WaitNote.reason(metadata, runAt));
     }
 
     @Override

@@ -1,9 +1,6 @@
 package dev.docket;
 
-import com.cronutils.model.Cron;
-import com.cronutils.model.CronType;
-import com.cronutils.model.definition.CronDefinitionBuilder;
-import com.cronutils.parser.CronParser;
+import dev.docket.internal.maintenance.CronEnqueuer;
 import java.time.ZoneId;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -39,7 +36,7 @@ public record PeriodicJob(String name, String cron, ZoneId zone, String kind, Ob
         Objects.requireNonNull(zone, "zone");
         Objects.requireNonNull(options, "options");
         Docket.checkKind(kind);
-        parse(cron);
+        CronEnqueuer.executionTime(cron);
     }
 
     /** A schedule in UTC with default options. */
@@ -47,28 +44,9 @@ public record PeriodicJob(String name, String cron, ZoneId zone, String kind, Ob
         return new PeriodicJob(name, cron, ZoneId.of("UTC"), kind, payload, JobOptions.defaults());
     }
 
-    /** The parsed cron expression; {@link IllegalArgumentException} says what is wrong with it. */
-    public Cron parsedCron() {
-        return parse(cron);
-    }
-
-    private static Cron parse(String cron) {
-        if (cron == null || cron.isBlank()) {
-            throw new IllegalArgumentException("cron expression must not be empty");
-        }
-        int fields = cron.trim().split("\\s+").length;
-        CronType type = switch (fields) {
-            case 5 -> CronType.UNIX;
-            case 6 -> CronType.SPRING53;
-            default -> throw new IllegalArgumentException("cron expression must have 5 fields (minute hour day month "
-                    + "weekday) or 6 (seconds first), had " + fields + ": '" + cron + "'");
-        };
-        try {
-            Cron parsed = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(type)).parse(cron.trim());
-            parsed.validate();
-            return parsed;
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid cron expression '" + cron + "': " + e.getMessage());
-        }
+    /** A schedule in UTC of a {@link JobKind}, type-checked, with the kind's defaults. */
+    public static <T> PeriodicJob of(String name, String cron, JobKind<T> kind, T payload) {
+        Objects.requireNonNull(kind, "kind");
+        return new PeriodicJob(name, cron, ZoneId.of("UTC"), kind.name(), payload, kind.resolve(JobOptions.defaults()));
     }
 }

@@ -22,10 +22,12 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -81,7 +83,8 @@ public final class Worker implements AutoCloseable {
         this.completer = new Completer(docket.store(), workerId, !docket.historyRetention().isZero(),
                 config.completerBatchSize(), config.completerDrainTimeout());
         Map<String, HandlerBinding<?>> handlers = new HashMap<>(b.handlers);
-        this.executor = new JobExecutor(handlers, docket::retryPolicy, docket.codec(), completer, inFlight, workerId);
+        this.executor = new JobExecutor(handlers, docket::retryPolicy, docket.codec(), completer, docket.store(), inFlight,
+                workerId);
         this.queueSettings = new QueueSettingsWatcher(docket.store(), config.queueSettingsInterval());
         b.queues.forEach((queue, concurrency) -> {
             Producer p = new Producer(queue, concurrency, Math.min(concurrency, config.maxClaimBatch()),
@@ -264,6 +267,8 @@ public final class Worker implements AutoCloseable {
         private final Map<String, Integer> queues = new LinkedHashMap<>();
         private final Map<String, HandlerBinding<?>> handlers = new HashMap<>();
         private final Map<String, Map<Integer, UnaryOperator<JsonNode>>> upcasters = new HashMap<>();
+        /** Kinds whose handler was registered by name alone, whose upcasters may still be added. */
+        private final Set<String> namedOnly = new HashSet<>();
         private String workerId;
         private Duration pollInterval;
         private Duration lease;
@@ -295,33 +300,89 @@ public final class Worker implements AutoCloseable {
         }
 
         /**
+         * Runs jobs of {@code kind} with {@code handler}: the kind's payload type and version, upcasters,
+         * lease, timeout, wait for newer payload versions, and retry policy (its own, else the Docket's
+         * default) all come from the kind.
+         *
+         * @throws IllegalArgumentException if a handler for the kind's name is registered, or the Docket
+         *                                  declares another kind of that name ({@link Docket.Builder#kind})
+         */
+        public <T> Builder handler(JobKind<T> kind, JobHandler<T> handler) {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(handler, "handler");
+            JobKind<?> declared = docket.declaredKind(kind.name());
+            if (declared != null && declared != kind) {
+                throw new IllegalArgumentException("the Docket declares another kind named '" + kind.name()
+                        + "'; register the handler with that JobKind");
+            }
+            RetryPolicy retry = kind.retryPolicy() != null ? kind.retryPolicy() : docket.defaultRetryPolicy();
+            return bind(kind, handler, retry);
+        }
+
+        /**
          * Runs jobs of {@code kind} with {@code handler}, reading payloads as {@code payloadType}
          * (a record or class Jackson can map, or {@code JsonNode}). Its retry policy is the kind's
-         * on the {@link Docket}.
+         * on the {@link Docket}; a kind declared there ({@link Docket.Builder#kind}) brings all its settings.
          */
         public <T> Builder handler(String kind, Class<T> payloadType, JobHandler<T> handler) {
             return handler(kind, payloadType, handler, HandlerOptions.defaults());
         }
 
-        /** Like {@link #handler(String, Class, JobHandler)}, with a per-kind lease and timeout. */
+        /**
+         * Like {@link #handler(String, Class, JobHandler)}, with a per-kind lease, timeout and payload
+         * version. A kind declared on the Docket has those already: only {@link HandlerOptions#defaults()} is
+         * accepted for it.
+         */
         public <T> Builder handler(String kind, Class<T> payloadType, JobHandler<T> handler, HandlerOptions options) {
             Docket.checkKind(kind);
             Objects.requireNonNull(payloadType, "payloadType");
             Objects.requireNonNull(handler, "handler");
             Objects.requireNonNull(options, "options");
-            if (handlers.containsKey(kind)) {
-                throw new IllegalArgumentException("a handler for kind '" + kind + "' is already registered");
+            JobKind<?> declared = docket.declaredKind(kind);
+            JobKind<T> settings;
+            if (declared != null) {
+                if (!options.equals(HandlerOptions.defaults())) {
+                    throw new IllegalArgumentException("kind '" + kind + "' is declared on the Docket: set its lease, "
+                            + "timeout and payload version on its JobKind");
+                }
+                settings = declared.withPayloadType(payloadType);
+            } else {
+                JobKind.Builder<T> b = JobKind.of(kind, payloadType).payloadVersion(options.payloadVersion())
+                        .newerVersionWait(options.newerVersionWait());
+                if (options.lease() != null) {
+                    b.lease(options.lease());
+                }
+                if (options.timeout() != null) {
+                    b.timeout(options.timeout());
+                }
+                settings = b.build();
+                for (Map.Entry<Integer, UnaryOperator<JsonNode>> step : upcasters.getOrDefault(kind, Map.of()).entrySet()) {
+                    settings = settings.withUpcaster(step.getKey(), step.getValue());
+                }
             }
-            handlers.put(kind, new HandlerBinding<>(payloadType, handler, docket.retryPolicy(kind), options,
-                    upcasters.getOrDefault(kind, Map.of())));
+            bind(settings, handler, docket.retryPolicy(kind));
+            if (declared == null) {
+                namedOnly.add(kind);
+            }
+            return this;
+        }
+
+        private <T> Builder bind(JobKind<T> kind, JobHandler<T> handler, RetryPolicy retry) {
+            if (handlers.containsKey(kind.name())) {
+                throw new IllegalArgumentException("a handler for kind '" + kind.name() + "' is already registered");
+            }
+            handlers.put(kind.name(), new HandlerBinding<>(kind, handler, retry));
             return this;
         }
 
         /**
-         * Registers how payloads of {@code kind} at version {@code fromVersion} become version
-         * {@code fromVersion + 1} (a JSON tree to a JSON tree). Jobs enqueued with an older version are
-         * upcast step by step to the version the handler reads before they are mapped. Register
-         * upcasters before the kind's handler.
+         * Registers how payloads of the name-only {@code kind} at version {@code fromVersion} become
+         * version {@code fromVersion + 1} (a JSON tree to a JSON tree). Jobs enqueued with an older
+         * version are upcast step by step to the version the handler reads before they are mapped.
+         * Before or after the kind's handler. A {@link JobKind} declares its upcasters itself.
+         *
+         * @throws IllegalArgumentException if the kind is a {@link JobKind} (registered with one, or declared on
+         *                                  the Docket), or already has an upcaster from that version
          */
         public Builder upcaster(String kind, int fromVersion, UnaryOperator<JsonNode> upcaster) {
             Docket.checkKind(kind);
@@ -329,11 +390,27 @@ public final class Worker implements AutoCloseable {
             if (fromVersion < 1) {
                 throw new IllegalArgumentException("fromVersion must be >= 1, was " + fromVersion);
             }
-            if (handlers.containsKey(kind)) {
-                throw new IllegalStateException("register upcasters of kind '" + kind + "' before its handler");
+            if (docket.declaredKind(kind) != null) {
+                throw new IllegalArgumentException("kind '" + kind + "' is declared on the Docket: declare its upcasters "
+                        + "on its JobKind");
             }
-            upcasters.computeIfAbsent(kind, k -> new HashMap<>()).put(fromVersion, upcaster);
+            HandlerBinding<?> bound = handlers.get(kind);
+            if (bound != null && !namedOnly.contains(kind)) {
+                throw new IllegalArgumentException("kind '" + kind + "' is registered with a JobKind: declare its "
+                        + "upcasters on the JobKind");
+            }
+            if (upcasters.computeIfAbsent(kind, k -> new HashMap<>()).putIfAbsent(fromVersion, upcaster) != null) {
+                throw new IllegalArgumentException("kind '" + kind + "' already has an upcaster from version " + fromVersion);
+            }
+            if (bound != null) {
+                handlers.put(kind, withUpcaster(bound, fromVersion, upcaster));
+            }
             return this;
+        }
+
+        private static <T> HandlerBinding<T> withUpcaster(HandlerBinding<T> b, int fromVersion,
+                                                          UnaryOperator<JsonNode> upcaster) {
+            return new HandlerBinding<>(b.kind().withUpcaster(fromVersion, upcaster), b.handler(), b.retryPolicy());
         }
 
         /** How often an idle producer looks for jobs without being notified, default 1 s (jittered ±20%). */

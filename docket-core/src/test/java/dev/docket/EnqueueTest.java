@@ -305,9 +305,9 @@ class EnqueueTest extends DocketTest {
     @Test
     void nullKindIsRejectedAsIllegalArgument() {
         Docket docket = docket();
-        assertThatIllegalArgumentException().isThrownBy(() -> docket.enqueue(null, null))
+        assertThatIllegalArgumentException().isThrownBy(() -> docket.enqueue((String) null, null))
                 .withMessageContaining("kind must be 1 to 255 characters");
-        assertThatIllegalArgumentException().isThrownBy(() -> docket.enqueueAll(List.of(NewJob.of(null, null))))
+        assertThatIllegalArgumentException().isThrownBy(() -> docket.enqueueAll(List.of(NewJob.of((String) null, null))))
                 .withMessageContaining("kind must be 1 to 255 characters");
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isZero();
     }

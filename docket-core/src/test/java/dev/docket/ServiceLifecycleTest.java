@@ -138,9 +138,9 @@ class ServiceLifecycleTest extends DocketTest {
         completer.start();
         Semaphore ran = new Semaphore(0);
         JobHandler<Task> handler = (t, ctx) -> ran.release();
-        JobExecutor executor = closeAfter(new JobExecutor(Map.of("task", new HandlerBinding<>(Task.class, handler,
-                RetryPolicy.defaults(), HandlerOptions.defaults(), Map.of())), kind -> RetryPolicy.defaults(),
-                docket.codec(), completer, new InFlight(), "w1"));
+        JobExecutor executor = closeAfter(new JobExecutor(Map.of("task", new HandlerBinding<>(
+                JobKind.of("task", Task.class).build(), handler, RetryPolicy.defaults())), kind -> RetryPolicy.defaults(),
+                docket.codec(), completer, store, new InFlight(), "w1"));
         QueueSettingsWatcher settings = new QueueSettingsWatcher(store, Duration.ofSeconds(1));
         Producer producer = new Producer("default", 2, 2, FAST, Duration.ofSeconds(30), "w1", store, executor, settings);
 

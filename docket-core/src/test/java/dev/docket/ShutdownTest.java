@@ -213,10 +213,9 @@ class ShutdownTest extends DocketTest {
         InFlight inFlight = new InFlight();
         JobHandler<Task> handler = (task, ctx) -> { };
         JobExecutor executor = new JobExecutor(
-                Map.of("work", new HandlerBinding<>(Task.class, handler, RetryPolicy.defaults(),
-                        HandlerOptions.defaults(), Map.of())),
+                Map.of("work", new HandlerBinding<>(JobKind.of("work", Task.class).build(), handler, RetryPolicy.defaults())),
                 kind -> RetryPolicy.defaults(), new PayloadCodec(PayloadCodec.defaultMapper(), 1 << 20),
-                completer, inFlight, "w");
+                completer, null, inFlight, "w");
         closeAfter(executor);
         CompletableFuture<Long> pendingWhenSlotFreed = new CompletableFuture<>();
 

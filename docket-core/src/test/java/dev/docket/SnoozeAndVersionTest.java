@@ -2,7 +2,6 @@ package dev.docket;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.docket.testing.DocketTest;
@@ -109,17 +108,96 @@ class SnoozeAndVersionTest extends DocketTest {
         assertThat(docket.job(other).orElseThrow().payloadVersion()).isEqualTo(1);
     }
 
-    /** A payload from the future (a newer producer than this worker) fails permanently with a clear error. */
+    /**
+     * Rolling deploy: a newer producer's payload version reaches a worker that reads an older one. The
+     * job is not failed: it waits (scheduled, its attempt given back, no error) with the reason in its
+     * detail, until a worker that reads the version runs it.
+     */
     @Test
-    void aNewerPayloadVersionFailsPermanently() {
+    void aNewerPayloadVersionWaitsForAWorkerThatReadsIt() {
+        Docket docket = docket();
+        long id = docket.enqueue("greet", new GreetingV2("Grace", "Hopper"), JobOptions.builder().payloadVersion(2).build());
+        AtomicInteger oldRuns = new AtomicInteger();
+        Worker old = docket.worker().queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
+                .handler("greet", Greeting.class, (g, ctx) -> oldRuns.incrementAndGet())
+                .start();
+        JobInfo waiting = org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> docket.job(id).orElseThrow(), j -> j.waitReason().isPresent());
+        assertThat(waiting.state()).isIn(JobState.SCHEDULED, JobState.READY);
+        assertThat(waiting.waitReason().orElseThrow())
+                .contains("payload version 2 is newer than this worker's handler reads (1)")
+                .contains("waiting up to PT1H");
+        assertThat(waiting.attempt()).isZero();
+        assertThat(waiting.errors()).isEmpty();
+        assertThat(waiting.metadata()).contains("docket.waitingSince");
+        old.close();
+
+        List<GreetingV2> seen = new CopyOnWriteArrayList<>();
+        closeAfter(docket.worker().queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
+                .handler("greet", GreetingV2.class, (g, ctx) -> seen.add(g), HandlerOptions.defaults().withPayloadVersion(2))
+                .start());
+        JobInfo done = awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
+        assertThat(seen).containsExactly(new GreetingV2("Grace", "Hopper"));
+        assertThat(oldRuns).hasValue(0);
+        assertThat(done.attempt()).isEqualTo(1);
+        assertThat(done.errors()).isEmpty();
+        assertThat(done.waitReason()).isEmpty();
+    }
+
+    /**
+     * The wait is bounded: once no worker that reads the version took the job for the kind's
+     * newerVersionWait (measured from the first put-back, across put-backs), it fails permanently.
+     */
+    @Test
+    void aNewerPayloadVersionFailsOnceItsWaitIsOver() {
+        Docket docket = docket();
+        JobKind<Greeting> greet = JobKind.of("greet", Greeting.class).payloadVersion(2)
+                .newerVersionWait(Duration.ofSeconds(3)).build();
+        long id = docket.enqueue("greet", new Greeting("x"), JobOptions.builder().payloadVersion(5).build());
+        closeAfter(docket.worker().queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
+                .handler(greet, (g, ctx) -> { })
+                .start());
+        JobInfo dead = awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(20));
+        assertThat(dead.deadReason()).contains("payload version 5 is newer").contains("(2)")
+                .contains("within PT3S");
+        assertThat(dead.attempt()).isEqualTo(1);
+        assertThat(dead.metadata()).contains("docket.waiting");
+        assertThat(Duration.between(dead.createdAt(), dead.finishedAt())).isGreaterThanOrEqualTo(Duration.ofSeconds(3));
+    }
+
+    /** A wait of zero fails a newer payload version at once, with a clear error. */
+    @Test
+    void aNewerPayloadVersionWithNoWaitFailsPermanently() {
         Docket docket = docket();
         long id = docket.enqueue("greet", new Greeting("x"), JobOptions.builder().payloadVersion(5).build());
         closeAfter(docket.worker().queue("default", 1)
-                .handler("greet", Greeting.class, (g, ctx) -> { }, HandlerOptions.defaults().withPayloadVersion(2))
+                .handler("greet", Greeting.class, (g, ctx) -> { },
+                        HandlerOptions.defaults().withPayloadVersion(2).withNewerVersionWait(Duration.ZERO))
                 .start());
         JobInfo dead = awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(10));
         assertThat(dead.attempt()).isEqualTo(1);
         assertThat(dead.deadReason()).contains("payload version 5 is newer").contains("(2)");
+        assertThat(dead.metadata()).doesNotContain("docket.waiting");
+    }
+
+    /** Upcasters of a kind known by name may be registered after its handler, too. */
+    @Test
+    void upcastersMayFollowTheirHandler() {
+        Docket docket = docket();
+        long old = docket.enqueue("greet", new Greeting("Ada Lovelace"));
+        List<GreetingV2> seen = new CopyOnWriteArrayList<>();
+        closeAfter(docket.worker().queue("default", 1)
+                .handler("greet", GreetingV2.class, (g, ctx) -> seen.add(g), HandlerOptions.defaults().withPayloadVersion(2))
+                .upcaster("greet", 1, tree -> {
+                    ObjectNode v2 = ((ObjectNode) tree).objectNode();
+                    v2.put("first", tree.get("name").asText());
+                    v2.put("last", "");
+                    return v2;
+                })
+                .start());
+        awaitState(docket, old, JobState.COMPLETED, Duration.ofSeconds(10));
+        assertThat(seen).containsExactly(new GreetingV2("Ada Lovelace", ""));
     }
 
     /** A missing step in the upcaster chain is a permanent failure that names the step. */
@@ -140,8 +218,13 @@ class SnoozeAndVersionTest extends DocketTest {
         assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().payloadVersion(0));
         assertThatIllegalArgumentException().isThrownBy(() -> HandlerOptions.defaults().withPayloadVersion(0));
         assertThatIllegalArgumentException().isThrownBy(() -> Docket.builder(dataSource()).payloadVersion("k", 0));
-        assertThatIllegalStateException().isThrownBy(() -> docket.worker()
-                .handler("greet", Greeting.class, (g, ctx) -> { })
-                .upcaster("greet", 1, t -> t)).withMessageContaining("before its handler");
+        assertThatIllegalArgumentException().isThrownBy(() -> HandlerOptions.defaults().withNewerVersionWait(Duration.ofDays(31)));
+        assertThatIllegalArgumentException().isThrownBy(() -> docket.worker()
+                .upcaster("greet", 1, t -> t)
+                .upcaster("greet", 1, t -> t)).withMessageContaining("already has an upcaster from version 1");
+        JobKind<Greeting> typed = JobKind.of("greet", Greeting.class).build();
+        assertThatIllegalArgumentException().isThrownBy(() -> docket.worker()
+                .handler(typed, (g, ctx) -> { })
+                .upcaster("greet", 1, t -> t)).withMessageContaining("declare its upcasters on the JobKind");
     }
 }

@@ -42,19 +42,23 @@ DELETE FROM {{schema}}.dead_jobs
             WHERE died_at < now() - ? * interval '1 millisecond'
             LIMIT ?))
 
--- name: deadJobList
+-- fragment: deadJobMatches
+-- The filter of listings and replays (parameters: kind, kind, text, text, text, before id).
 -- The text filter reads the error messages (each errors[].error) and the reason, never the JSON
 -- of the error history: its keys ("attempt", "worker") and punctuation ("{", ":") would match
 -- every dead job, and bulk replay by filter would then replay the whole table.
-SELECT {{jobSummaryColumns}}, 'dead' AS state, died_at AS finished_at,
-       jsonb_array_length(errors) AS error_count, reason
-  FROM {{schema}}.dead_jobs
- WHERE (?::text IS NULL OR kind = ?)
+(?::text IS NULL OR kind = ?)
    AND (?::text IS NULL
         OR strpos(lower(reason), lower(?)) > 0
         OR EXISTS (SELECT 1 FROM jsonb_array_elements(errors) AS e
                     WHERE strpos(lower(e ->> 'error'), lower(?)) > 0))
    AND id < ?
+
+-- name: deadJobList
+SELECT {{jobSummaryColumns}}, 'dead' AS state, died_at AS finished_at,
+       jsonb_array_length(errors) AS error_count, reason
+  FROM {{schema}}.dead_jobs
+ WHERE {{deadJobMatches}}
  ORDER BY id DESC
  LIMIT ?
 
@@ -87,3 +91,49 @@ WITH revived AS (
     RETURNING id, queue
 )
 SELECT id, pg_notify('{{channel}}', queue) FROM inserted
+
+-- fragment: deadJobReplayColumns
+id, kind, error_contains, before_id, rate_per_second, max_jobs, matched, scanned, replayed, state,
+created_at, finished_at
+
+-- name: deadJobReplayStart
+-- Starts a replay: counts the dead jobs that match now (with the listing's own filter, so the two
+-- never disagree), at most max_jobs, and starts the keyset cursor above the newest of them.
+WITH m AS (
+    SELECT count(*)::int AS n, max(id) AS top
+      FROM (SELECT id FROM {{schema}}.dead_jobs WHERE {{deadJobMatches}} ORDER BY id DESC LIMIT ?) l
+)
+INSERT INTO {{schema}}.dead_job_replays
+       (kind, error_contains, before_id, rate_per_second, max_jobs, matched, next_before, state, finished_at)
+SELECT ?, ?, ?, ?, ?, m.n, m.top + 1, CASE WHEN m.n = 0 THEN 'done' ELSE 'running' END,
+       CASE WHEN m.n = 0 THEN now() END
+  FROM m
+RETURNING {{deadJobReplayColumns}}
+
+-- name: deadJobReplayTurn
+-- One turn of every running replay: each earns rate_per_second jobs per second of the database
+-- clock since its last turn, up to one second's worth (so a leader that was away does not make
+-- up for it in a burst).
+UPDATE {{schema}}.dead_job_replays
+   SET credit = least(greatest(rate_per_second, 1),
+                      credit + rate_per_second * extract(epoch FROM now() - turned_at)),
+       turned_at = now()
+ WHERE state = 'running'
+RETURNING id, kind, error_contains, next_before, max_jobs - scanned AS remaining, credit
+
+-- name: deadJobReplayAdvance
+UPDATE {{schema}}.dead_job_replays
+   SET scanned = scanned + ?, replayed = replayed + ?, next_before = ?, credit = credit - ?,
+       state = CASE WHEN ? THEN 'done' ELSE state END,
+       finished_at = CASE WHEN ? THEN now() END
+ WHERE id = ? AND state = 'running'
+
+-- name: deadJobReplayFind
+SELECT {{deadJobReplayColumns}} FROM {{schema}}.dead_job_replays WHERE id = ?
+
+-- name: deadJobReplayList
+SELECT {{deadJobReplayColumns}} FROM {{schema}}.dead_job_replays ORDER BY id DESC LIMIT ?
+
+-- name: deadJobReplayDeleteFinished
+DELETE FROM {{schema}}.dead_job_replays
+ WHERE state = 'done' AND finished_at < now() - ? * interval '1 millisecond'

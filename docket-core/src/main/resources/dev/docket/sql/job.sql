@@ -335,3 +335,24 @@ WITH due AS (
     RETURNING queue
 )
 SELECT pg_notify('{{channel}}', queue) FROM due
+
+-- name: jobAwaitNewerVersion
+-- Puts back a job whose payload version is newer than the worker's handler reads: like a snooze
+-- (the attempt is given back), fenced, noting in its metadata why it waits and since when, as
+-- ISO-8601 UTC text that Instant.parse reads. The wait goes on while the job comes back at the time
+-- this statement set (docket.waitingNext); a job that reaches a worker any other way (replayed,
+-- retried, run now) starts a new wait.
+WITH w AS (SELECT now() + ? * interval '1 millisecond' AS next)
+UPDATE {{schema}}.jobs j
+   SET state = 'scheduled', run_at = w.next, attempt = j.attempt - 1, lease_until = NULL,
+       locked_by = NULL,
+       metadata = j.metadata || jsonb_build_object(
+           'docket.waiting', ?::text,
+           'docket.waitingSince',
+               CASE WHEN j.metadata ->> 'docket.waitingNext'
+                         = to_char(j.run_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+                    THEN j.metadata ->> 'docket.waitingSince'
+                    ELSE to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') END,
+           'docket.waitingNext', to_char(w.next AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
+  FROM w
+ WHERE j.id = ? AND j.attempt = ? AND j.locked_by = ? AND j.state = 'running'

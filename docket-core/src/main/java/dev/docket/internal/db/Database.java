@@ -16,6 +16,7 @@ public final class Database {
     private final JobQueries jobs;
     private final HistoryQueries history;
     private final DeadJobQueries deadJobs;
+    private final DeadJobReplayQueries deadJobReplays;
     private final QueueQueries queues;
     private final LeaderQueries leaders;
     private final CronSlotQueries cronSlots;
@@ -33,6 +34,7 @@ public final class Database {
         this.jobs = new JobQueries(jdbc, sql, json);
         this.history = new HistoryQueries(jdbc, sql);
         this.deadJobs = new DeadJobQueries(jdbc, sql);
+        this.deadJobReplays = new DeadJobReplayQueries(jdbc, sql);
         this.queues = new QueueQueries(jdbc, sql);
         this.leaders = new LeaderQueries(jdbc, sql);
         this.cronSlots = new CronSlotQueries(jdbc, sql, jobInserts, queues);
@@ -73,6 +75,11 @@ public final class Database {
     /** The dead-letter table. */
     public DeadJobQueries deadJobs() {
         return deadJobs;
+    }
+
+    /** Dead-letter replays at a rate, and their progress. */
+    public DeadJobReplayQueries deadJobReplays() {
+        return deadJobReplays;
     }
 
     /** Queue settings and wake-ups. */

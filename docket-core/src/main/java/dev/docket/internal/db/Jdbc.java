@@ -217,6 +217,11 @@ public final class Jdbc {
             return this;
         }
 
+        public Params float8(double value) throws SQLException {
+            statement.setDouble(next++, value);
+            return this;
+        }
+
         public Params int8(long value) throws SQLException {
             statement.setLong(next++, value);
             return this;

@@ -24,6 +24,7 @@ public final class JobOutcomeQueries {
     private final String snooze;
     private final String release;
     private final String heartbeat;
+    private final String awaitNewerVersion;
 
     JobOutcomeQueries(Jdbc jdbc, Statements sql) {
         this.jdbc = jdbc;
@@ -34,6 +35,7 @@ public final class JobOutcomeQueries {
         this.snooze = sql.get("jobSnoozeMany");
         this.release = sql.get("jobReleaseMany");
         this.heartbeat = sql.get("jobHeartbeatMany");
+        this.awaitNewerVersion = sql.get("jobAwaitNewerVersion");
     }
 
     /**
@@ -135,5 +137,17 @@ public final class JobOutcomeQueries {
 
     private static Object[] attempts(List<? extends Outcome> outcomes) {
         return outcomes.stream().map(o -> o.fence().attempt()).toArray();
+    }
+
+    /**
+     * Puts back a job this worker holds whose payload version its handler cannot read yet, to come back
+     * after {@code delayMillis}, its attempt given back and {@code reason} noted in its metadata.
+     *
+     * @return false if the claim was lost meanwhile (nothing changed)
+     */
+    public boolean awaitNewerVersion(Fence fence, String workerId, long delayMillis, String reason)
+            throws SQLException {
+        return jdbc.update(awaitNewerVersion, p -> p.int8(delayMillis).text(reason).int8(fence.id())
+                .int4(fence.attempt()).text(workerId)) == 1;
     }
 }

@@ -1,42 +1,32 @@
 package dev.docket.internal.executor;
 
-import dev.docket.HandlerOptions;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.JobContext;
 import dev.docket.JobHandler;
+import dev.docket.JobKind;
 import dev.docket.RetryPolicy;
 import dev.docket.internal.json.PayloadCodec;
-import com.fasterxml.jackson.databind.JsonNode;
-import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /**
- * A handler with the payload type it reads, the retry policy of its kind, its per-kind options, and
- * the upcasters that bring older payload versions to the one it reads ({@code upcasters.get(v)} turns
- * version v into v + 1).
+ * A handler with its kind (payload type and version, upcasters, lease, timeout) and the retry policy
+ * its failures follow (the kind's own, or the Docket's default).
  */
-public record HandlerBinding<T>(Class<T> payloadType, JobHandler<T> handler, RetryPolicy retryPolicy,
-                                HandlerOptions options, Map<Integer, UnaryOperator<JsonNode>> upcasters) {
-
-    public HandlerBinding {
-        upcasters = Map.copyOf(upcasters);
-    }
+public record HandlerBinding<T>(JobKind<T> kind, JobHandler<T> handler, RetryPolicy retryPolicy) {
 
     /**
-     * Reads a payload of version {@code version}, upcasting it step by step to the handler's version;
-     * an {@link IllegalArgumentException} says why it cannot be read (never with the payload's content).
+     * Reads a payload of version {@code version} (at most the kind's), upcasting it step by step to the
+     * kind's version; an {@link IllegalArgumentException} says why it cannot be read (never with the
+     * payload's content).
      */
     Object decode(PayloadCodec codec, String payloadJson, int version) {
-        int wanted = options.payloadVersion();
-        if (version > wanted) {
-            throw new IllegalArgumentException("payload version " + version + " is newer than this worker's handler reads ("
-                    + wanted + "); deploy the handler that knows it");
-        }
+        int wanted = kind.payloadVersion();
         if (version == wanted) {
-            return codec.fromJson(payloadJson, payloadType);
+            return codec.fromJson(payloadJson, kind.payloadType());
         }
         JsonNode tree = codec.readTree(payloadJson);
         for (int v = version; v < wanted; v++) {
-            UnaryOperator<JsonNode> step = upcasters.get(v);
+            UnaryOperator<JsonNode> step = kind.upcasters().get(v);
             if (step == null) {
                 throw new IllegalArgumentException("no upcaster from payload version " + v + " to " + (v + 1)
                         + " (the handler reads version " + wanted + ")");
@@ -48,10 +38,10 @@ public record HandlerBinding<T>(Class<T> payloadType, JobHandler<T> handler, Ret
                         + e.getClass().getSimpleName() + ")");
             }
         }
-        return codec.fromTree(tree, payloadType);
+        return codec.fromTree(tree, kind.payloadType());
     }
 
     void invoke(Object payload, JobContext ctx) throws Exception {
-        handler.handle(payloadType.cast(payload), ctx);
+        handler.handle(kind.payloadType().cast(payload), ctx);
     }
 }

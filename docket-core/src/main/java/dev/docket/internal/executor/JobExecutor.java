@@ -1,15 +1,20 @@
 package dev.docket.internal.executor;
 
 import dev.docket.JobContext;
+import dev.docket.JobKind;
 import dev.docket.PermanentJobFailure;
 import dev.docket.RetryPolicy;
 import dev.docket.internal.completer.Completer;
 import dev.docket.internal.db.ClaimedJob;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Outcome;
 import dev.docket.internal.json.PayloadCodec;
+import dev.docket.internal.json.WaitNote;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -25,27 +30,34 @@ import org.slf4j.LoggerFactory;
  * into an {@link Outcome} for the completer: return = completed; {@link PermanentJobFailure} or a
  * payload that does not map = dead; any other throwable = retry after the kind's backoff, or dead
  * once the job's attempts are used up; interrupted by shutdown = released; interrupted by its kind's
- * timeout = a failed attempt with a timeout error.
+ * timeout = a failed attempt with a timeout error. A payload version newer than the handler reads is
+ * not run: the job is put back to wait for a worker that reads it (a rolling deploy), and fails
+ * permanently only after its kind's {@code newerVersionWait}.
  */
 public final class JobExecutor implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JobExecutor.class);
     private static final int MAX_ERROR_CHARS = 4000;
+    /** A job waiting for a newer worker comes back after about as long as it has waited, within these bounds. */
+    private static final Duration MIN_VERSION_WAIT_STEP = Duration.ofSeconds(1);
+    private static final Duration MAX_VERSION_WAIT_STEP = Duration.ofMinutes(1);
 
     private final Map<String, HandlerBinding<?>> handlers;
     private final Function<String, RetryPolicy> retryPolicies;
     private final PayloadCodec codec;
     private final Completer completer;
+    private final Database store;
     private final InFlight inFlight;
     private final String workerId;
     private final ScheduledExecutorService timeouts;
 
     public JobExecutor(Map<String, HandlerBinding<?>> handlers, Function<String, RetryPolicy> retryPolicies,
-                       PayloadCodec codec, Completer completer, InFlight inFlight, String workerId) {
+                       PayloadCodec codec, Completer completer, Database store, InFlight inFlight, String workerId) {
         this.handlers = Map.copyOf(handlers);
         this.retryPolicies = retryPolicies;
         this.codec = codec;
         this.completer = completer;
+        this.store = store;
         this.inFlight = inFlight;
         this.workerId = workerId;
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r ->
@@ -67,15 +79,18 @@ public final class JobExecutor implements AutoCloseable {
 
     /**
      * Runs one attempt. The outcome reaches the completer before the slot is freed: a shutdown that
-     * sees every slot free must find every outcome already submitted.
+     * sees every slot free must find every outcome already submitted. A null outcome was written here
+     * already (a job put back to wait for a newer worker).
      */
     private void run(RunningJob running, Runnable handlerDone, Runnable settled) {
         try {
             ClaimedJob job = running.job();
             Outcome outcome = attempt(running);
-            if (running.isLost()) {
-                log.warn("docket: job {} attempt {} ({}): lease lost while running; outcome discarded",
-                        job.id(), job.attempt(), job.kind());
+            if (outcome == null || running.isLost()) {
+                if (outcome != null) {
+                    log.warn("docket: job {} attempt {} ({}): lease lost while running; outcome discarded",
+                            job.id(), job.attempt(), job.kind());
+                }
                 inFlight.remove(running);
                 settled.run();
                 return;
@@ -91,7 +106,7 @@ public final class JobExecutor implements AutoCloseable {
 
     private Outcome attempt(RunningJob running) {
         HandlerBinding<?> binding = handlers.get(running.job().kind());
-        Duration timeout = binding == null ? null : binding.options().timeout();
+        Duration timeout = binding == null ? null : binding.kind().timeout();
         running.attach(Thread.currentThread());
         ScheduledFuture<?> timer = timeout == null ? null
                 : timeouts.schedule(running::timeOut, timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -111,6 +126,9 @@ public final class JobExecutor implements AutoCloseable {
         if (binding == null) {
             return failed(job, "no handler for kind '" + job.kind() + "' on worker " + workerId,
                     retryPolicies.apply(job.kind()));
+        }
+        if (job.payloadVersion() > binding.kind().payloadVersion()) {
+            return awaitNewerWorker(job, binding.kind());
         }
         Object payload;
         try {
@@ -140,18 +158,52 @@ public final class JobExecutor implements AutoCloseable {
         }
     }
 
+    /**
+     * A job whose payload version is newer than the handler reads, during a rolling deploy: it is put
+     * back to wait for a worker that reads it, its attempt given back, coming back after about as long
+     * as it has waited so far (1 s to 1 min, jittered), with the reason noted on the job; returns null
+     * once that is written. When it has waited its kind's newerVersionWait (by the database clock: the
+     * time it was due back minus when its wait began), it fails permanently instead.
+     */
+    private Outcome awaitNewerWorker(ClaimedJob job, JobKind<?> kind) {
+        String problem = "payload version " + job.payloadVersion() + " is newer than this worker's handler reads ("
+                + kind.payloadVersion() + ")";
+        Instant since = WaitNote.since(job.metadata(), job.runAt());
+        Duration waited = since == null ? Duration.ZERO : Duration.between(since, job.runAt());
+        Duration left = kind.newerVersionWait().minus(waited);
+        if (left.isNegative() || left.isZero()) {
+            String reason = problem + ", and no worker that reads it took the job within " + kind.newerVersionWait()
+                    + " (newerVersionWait); deploy the handler that knows it, then replay the job";
+            return new Outcome.Dead(job.fence(), reason, reason);
+        }
+        Duration step = waited.compareTo(MIN_VERSION_WAIT_STEP) < 0 ? MIN_VERSION_WAIT_STEP
+                : waited.compareTo(MAX_VERSION_WAIT_STEP) > 0 ? MAX_VERSION_WAIT_STEP : waited;
+        long delay = Math.min(left.toMillis(),
+                Math.round(step.toMillis() * (0.8 + 0.4 * ThreadLocalRandom.current().nextDouble())));
+        String reason = problem + "; waiting up to " + kind.newerVersionWait() + " for a worker that reads it";
+        try {
+            store.outcomes().awaitNewerVersion(job.fence(), workerId, Math.max(1, delay), reason);
+            return null;
+        } catch (SQLException e) {
+            // Put back without the note: the wait then starts again at the next claim, which only lengthens it.
+            log.warn("docket: job {} ({}): noting its wait for a newer worker failed: {}", job.id(), job.kind(),
+                    e.getMessage());
+            return new Outcome.Snoozed(job.fence(), Math.max(1, delay));
+        }
+    }
+
     /** The lease a claim of {@code kind} takes, or null for the worker's. */
     public Duration leaseOf(String kind) {
         HandlerBinding<?> binding = handlers.get(kind);
-        return binding == null ? null : binding.options().lease();
+        return binding == null ? null : binding.kind().lease();
     }
 
     /** Kinds with a lease of their own, and those leases. */
     public Map<String, Duration> kindLeases() {
         Map<String, Duration> leases = new java.util.HashMap<>();
         handlers.forEach((kind, binding) -> {
-            if (binding.options().lease() != null) {
-                leases.put(kind, binding.options().lease());
+            if (binding.kind().lease() != null) {
+                leases.put(kind, binding.kind().lease());
             }
         });
         return leases;

@@ -32,6 +32,7 @@ public final class Maintainer extends PeriodicService {
 
     private final Database store;
     private final CronEnqueuer cron;
+    private final DeadJobReplayer deadJobReplayer;
     private final Duration historyRetention;
     private final Duration deadJobRetention;
     private long nextHousekeeping = System.nanoTime();
@@ -48,6 +49,7 @@ public final class Maintainer extends PeriodicService {
         super("docket-maintainer", interval, new Backoff(interval, Duration.ofSeconds(2)), log);
         this.store = store;
         this.cron = cron;
+        this.deadJobReplayer = new DeadJobReplayer(store);
         this.historyRetention = historyRetention;
         this.deadJobRetention = deadJobRetention;
     }
@@ -57,6 +59,7 @@ public final class Maintainer extends PeriodicService {
         cron.runOnce();
         promoteDue();
         rescueExpired();
+        deadJobReplayer.runOnce();
         vacuumIfDue();
         if (System.nanoTime() - nextHousekeeping >= 0) {
             housekeeping();

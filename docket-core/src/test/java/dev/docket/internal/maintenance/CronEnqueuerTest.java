@@ -2,7 +2,6 @@ package dev.docket.internal.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.cronutils.model.time.ExecutionTime;
 import dev.docket.PeriodicJob;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.Database;
@@ -23,7 +22,7 @@ class CronEnqueuerTest extends DocketTest {
 
     private static CronEnqueuer.Schedule schedule(String name, String cron, ZoneId zone) {
         PeriodicJob p = new PeriodicJob(name, cron, zone, "report", null, dev.docket.JobOptions.defaults());
-        return new CronEnqueuer.Schedule(name, ExecutionTime.forCron(p.parsedCron()), zone, JOB);
+        return new CronEnqueuer.Schedule(name, CronEnqueuer.executionTime(p.cron()), zone, JOB);
     }
 
     private static Instant berlin(String localDateTime) {

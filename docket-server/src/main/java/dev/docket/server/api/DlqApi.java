@@ -3,30 +3,25 @@ package dev.docket.server.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.DeadJobGroup;
 import dev.docket.DeadJobQuery;
+import dev.docket.DeadJobReplay;
 import dev.docket.DocketAdmin;
-import dev.docket.JobSummary;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * {@code /api/dlq}: triage and controlled replay of the dead-letter table. A bulk replay runs in
- * the background at a bounded rate (jobs per second), so replaying a day of failures does not put
- * a wall of jobs in front of everyone else; its progress is at {@code /api/dlq/replays/{id}}.
+ * {@code /api/dlq}: triage and controlled replay of the dead-letter table. A bulk replay runs at a
+ * bounded rate (jobs per second), so replaying a day of failures does not put a wall of jobs in front
+ * of everyone else; the library carries it out ({@link DocketAdmin#startReplay}) and keeps its
+ * progress in the database, at {@code /api/dlq/replays/{id}} also after a restart.
  */
 public final class DlqApi {
 
-    private static final Logger log = LoggerFactory.getLogger(DlqApi.class);
     private static final Set<String> REPLAY_FIELDS = Set.of("kind", "errorContains", "ratePerSecond", "max");
     /** Default replay rate, jobs per second. */
     public static final int DEFAULT_RATE = 100;
@@ -36,40 +31,6 @@ public final class DlqApi {
 
     private final DocketAdmin admin;
     private final Bodies bodies;
-    private final Map<Long, Replay> replays = new ConcurrentHashMap<>();
-    private final AtomicLong nextReplay = new AtomicLong(1);
-
-    /** A running or finished bulk replay. */
-    private static final class Replay {
-        final long id;
-        final String kind;
-        final String errorContains;
-        final int rate;
-        final int max;
-        final AtomicInteger matched = new AtomicInteger();
-        final AtomicInteger replayed = new AtomicInteger();
-        volatile String state = "running";
-
-        Replay(long id, String kind, String errorContains, int rate, int max) {
-            this.id = id;
-            this.kind = kind;
-            this.errorContains = errorContains;
-            this.rate = rate;
-            this.max = max;
-        }
-
-        Map<String, Object> view() {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("id", id);
-            m.put("state", state);
-            m.put("kind", kind);
-            m.put("errorContains", errorContains);
-            m.put("ratePerSecond", rate);
-            m.put("matched", matched.get());
-            m.put("replayed", replayed.get());
-            return m;
-        }
-    }
 
     public DlqApi(DocketAdmin admin, Bodies bodies) {
         this.admin = admin;
@@ -143,52 +104,27 @@ public final class DlqApi {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
-        Replay replay = new Replay(nextReplay.getAndIncrement(), kind, errorContains, rate, max);
-        replays.put(replay.id, replay);
-        Thread.ofVirtual().name("docket-replay-" + replay.id).start(() -> run(replay));
-        ctx.status(202).json(replay.view());
+        DeadJobReplay replay = admin.startReplay(DeadJobQuery.all().withKind(kind).withErrorContains(errorContains), rate, max);
+        ctx.status(202).json(view(replay));
     }
 
     private void replayStatus(Context ctx) {
         long id = JobsApi.pathId(ctx);
-        Replay replay = replays.get(id);
-        if (replay == null) {
-            throw ApiException.notFound("no replay " + id);
-        }
-        ctx.json(replay.view());
+        DeadJobReplay replay = admin.replay(id).orElseThrow(() -> ApiException.notFound("no replay " + id));
+        ctx.json(view(replay));
     }
 
-    /** Collects the matching ids first (a stable set), then replays them one second's worth at a time. */
-    private void run(Replay replay) {
-        try {
-            List<Long> ids = new ArrayList<>();
-            Long before = null;
-            while (ids.size() < replay.max) {
-                int want = Math.min(1000, replay.max - ids.size());
-                List<JobSummary> page = admin.deadJobs(new DeadJobQuery(replay.kind, replay.errorContains, before, want));
-                page.forEach(j -> ids.add(j.id()));
-                if (page.size() < want) {
-                    break;
-                }
-                before = page.getLast().id();
-            }
-            replay.matched.set(ids.size());
-            for (int from = 0; from < ids.size(); from += replay.rate) {
-                long started = System.nanoTime();
-                List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + replay.rate));
-                replay.replayed.addAndGet(admin.replayDead(chunk).size());
-                long left = 1_000_000_000L - (System.nanoTime() - started);
-                if (left > 0 && from + replay.rate < ids.size()) {
-                    Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
-                }
-            }
-            replay.state = "done";
-        } catch (InterruptedException e) {
-            replay.state = "interrupted";
-        } catch (RuntimeException e) {
-            replay.state = "failed: " + e.getMessage();
-            log.warn("docket: dead-letter replay {} failed: {}", replay.id, e.getMessage());
-        }
+    /** A replay's progress; the rate is a whole number, as the request gave it. */
+    private static Map<String, Object> view(DeadJobReplay replay) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", replay.id());
+        m.put("state", replay.state().name().toLowerCase(Locale.ROOT));
+        m.put("kind", replay.kind());
+        m.put("errorContains", replay.errorContains());
+        m.put("ratePerSecond", Math.round(replay.ratePerSecond()));
+        m.put("matched", replay.matched());
+        m.put("replayed", replay.replayed());
+        return m;
     }
 
     private static String text(JsonNode body, String field) {

@@ -1,0 +1,131 @@
+package dev.docket.internal.enqueue;
+
+import dev.docket.Enqueued;
+import dev.docket.internal.db.InsertRow;
+import dev.docket.internal.db.Inserted;
+import dev.docket.internal.db.Database;
+import dev.docket.internal.notify.EnqueueNotifier;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one insert path behind every enqueue form: inserts validated rows with one statement, in a
+ * transaction of their own or in the caller's, and wakes the workers of the queues that got ready
+ * jobs (this process's at once, the others' by notification at commit).
+ */
+public final class JobInserter implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(JobInserter.class);
+
+    /** Checks the schema version on the connection about to insert (see {@code Docket.requireSchema}). */
+    public interface SchemaCheck {
+        void require(Connection c) throws SQLException;
+    }
+
+    private final DataSource dataSource;
+    private final Database store;
+    private final SchemaCheck schemaCheck;
+    private final EnqueueNotifier notifier;
+    private final Consumer<Set<String>> wakeLocalWorkers;
+
+    /** {@code notifier} null: enqueues notify nobody, and workers find jobs by polling. */
+    public JobInserter(DataSource dataSource, Database store, SchemaCheck schemaCheck, EnqueueNotifier notifier,
+                       Consumer<Set<String>> wakeLocalWorkers) {
+        this.dataSource = dataSource;
+        this.store = store;
+        this.schemaCheck = schemaCheck;
+        this.notifier = notifier;
+        this.wakeLocalWorkers = wakeLocalWorkers;
+    }
+
+    /** Inserts the rows inside the caller's transaction; never commits, rolls back or closes {@code tx}. */
+    public List<Enqueued> insert(Connection tx, List<InsertRow> rows) throws SQLException {
+        Set<String> readyQueues = new LinkedHashSet<>();
+        List<Enqueued> result = insert(tx, rows, readyQueues);
+        notifyWorkers(tx, readyQueues);
+        return result;
+    }
+
+    /**
+     * Inserts the rows in a transaction of their own: one job commits by itself (auto-commit, no
+     * round trip for BEGIN and COMMIT), many commit together or not at all.
+     */
+    public List<Enqueued> insertOwnTransaction(List<InsertRow> rows) throws SQLException {
+        Set<String> readyQueues = new LinkedHashSet<>();
+        try (Connection c = dataSource.getConnection()) {
+            boolean single = rows.size() == 1;
+            c.setAutoCommit(single);
+            try {
+                List<Enqueued> result = insert(c, rows, readyQueues);
+                if (single) {
+                    // The insert committed by itself: local workers first, then the notification's round trip.
+                    wakeLocalWorkers.accept(readyQueues);
+                    notifyAfterCommit(c, readyQueues);
+                } else {
+                    notifyWorkers(c, readyQueues);
+                    c.commit();
+                    wakeLocalWorkers.accept(readyQueues);
+                }
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                if (!single) {
+                    c.rollback();
+                }
+                throw e;
+            }
+        }
+    }
+
+    /** Inserts the rows; adds to {@code readyQueues} the queues that got jobs ready now. */
+    private List<Enqueued> insert(Connection c, List<InsertRow> rows, Set<String> readyQueues) throws SQLException {
+        if (rows.isEmpty()) {
+            return List.of();
+        }
+        schemaCheck.require(c);
+        List<Inserted> inserted = store.jobInserts().insertMany(c, rows);
+        List<Enqueued> ids = new ArrayList<>(inserted.size());
+        for (int i = 0; i < inserted.size(); i++) {
+            ids.add(new Enqueued(inserted.get(i).id(), inserted.get(i).inserted()));
+            if (inserted.get(i).ready()) {
+                readyQueues.add(rows.get(i).queue());
+            }
+        }
+        return ids;
+    }
+
+    /**
+     * Notifies for a single enqueue that has already committed. Its failure must not fail the
+     * enqueue: the caller would enqueue the job again. The workers' poll finds the job instead.
+     */
+    private void notifyAfterCommit(Connection c, Set<String> readyQueues) {
+        try {
+            notifyWorkers(c, readyQueues);
+        } catch (SQLException e) {
+            log.warn("docket: a job was enqueued but its notification failed; workers will find it at their next poll: {}",
+                    e.getMessage());
+        }
+    }
+
+    /** Sends (or schedules) the notifications for jobs just inserted on {@code c}, delivered at its commit. */
+    private void notifyWorkers(Connection c, Set<String> readyQueues) throws SQLException {
+        if (notifier != null) {
+            notifier.afterInsert(c, readyQueues);
+        }
+    }
+
+    /** Stops the notifier's rate limiting; every enqueue afterwards notifies at once. */
+    @Override
+    public void close() {
+        if (notifier != null) {
+            notifier.close();
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package dev.docket;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.docket.testing.DocketTest;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** A JobKind declares everything about a kind once; enqueue and handler take it whole. */
+class JobKindTest extends DocketTest {
+
+    record SendEmail(String to) {
+    }
+
+    record SendEmailV2(String to, String subject) {
+    }
+
+    private static final JobKind<SendEmail> SEND_EMAIL = JobKind.of("send_email", SendEmail.class)
+            .retry(RetryPolicy.defaults().withMaxAttempts(2).withBackoff(Duration.ofMillis(10), Duration.ofMillis(20)))
+            .defaults(JobOptions.builder().queue("email").priority(-3).tenant("acme").build())
+            .build();
+
+    /** The kind's defaults, version and retry policy's max attempts fill what the job's options leave unset. */
+    @Test
+    void enqueueTakesTheKindsSettings() {
+        Docket docket = docket();
+        JobKind<SendEmail> v3 = SEND_EMAIL.toBuilder().payloadVersion(3).upcaster(1, t -> t).upcaster(2, t -> t).build();
+
+        Enqueued plain = docket.enqueue(v3, new SendEmail("a@b.c"));
+        JobInfo job = docket.job(plain.id()).orElseThrow();
+        assertThat(plain.inserted()).isTrue();
+        assertThat(job.kind()).isEqualTo("send_email");
+        assertThat(job.queue()).isEqualTo("email");
+        assertThat(job.priority()).isEqualTo(-3);
+        assertThat(job.tenant()).isEqualTo("acme");
+        assertThat(job.maxAttempts()).isEqualTo(2);
+        assertThat(job.payloadVersion()).isEqualTo(3);
+        assertThat(job.payload()).contains("a@b.c");
+
+        Enqueued own = docket.enqueue(v3, new SendEmail("x@y.z"),
+                JobOptions.builder().queue("urgent").maxAttempts(7).build());
+        JobInfo overridden = docket.job(own.id()).orElseThrow();
+        assertThat(overridden.queue()).isEqualTo("urgent");
+        assertThat(overridden.maxAttempts()).isEqualTo(7);
+        assertThat(overridden.priority()).as("still the kind's").isEqualTo(-3);
+
+        JobInfo bare = docket.job(docket.enqueue(JobKind.of("bare", SendEmail.class).build(), new SendEmail("q")).id())
+                .orElseThrow();
+        assertThat(bare.queue()).isEqualTo("default");
+        assertThat(bare.maxAttempts()).as("the Docket's default policy").isEqualTo(RetryPolicy.defaults().maxAttempts());
+        assertThat(bare.payloadVersion()).isEqualTo(1);
+    }
+
+    /** The typed family: many at once, and inside a caller's transaction (gone with its rollback). */
+    @Test
+    void theTypedFamilyEnqueuesManyAndInTheCallersTransaction() throws Exception {
+        Docket docket = docket();
+        List<Enqueued> many = docket.enqueueAll(SEND_EMAIL, List.of(new SendEmail("1"), new SendEmail("2")));
+        assertThat(many).hasSize(2).allSatisfy(e -> assertThat(e.inserted()).isTrue());
+        assertThat(many.get(1).id()).isGreaterThan(many.get(0).id());
+        assertThat(docket.job(many.get(1).id()).orElseThrow().queue()).isEqualTo("email");
+
+        try (Connection tx = dataSource().getConnection()) {
+            tx.setAutoCommit(false);
+            Enqueued one = docket.enqueue(tx, SEND_EMAIL, new SendEmail("3"));
+            List<Enqueued> two = docket.enqueueAll(tx, SEND_EMAIL, List.of(new SendEmail("4"), new SendEmail("5")));
+            Enqueued keyed = docket.enqueue(tx, SEND_EMAIL, new SendEmail("6"), JobOptions.builder().uniqueKey("k").build());
+            Enqueued again = docket.enqueue(tx, SEND_EMAIL, new SendEmail("7"), JobOptions.builder().uniqueKey("k").build());
+            assertThat(one.inserted()).isTrue();
+            assertThat(two).hasSize(2);
+            assertThat(again.inserted()).as("a live job holds the key").isFalse();
+            assertThat(again.id()).isEqualTo(keyed.id());
+            tx.rollback();
+        }
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isEqualTo(2);
+    }
+
+    /** A batch may mix typed kinds and string kinds; each typed job is enqueued as the kind says. */
+    @Test
+    void newJobOfAKindCarriesItsSettingsIntoAMixedBatch() {
+        Docket docket = docket();
+        List<Enqueued> result = docket.enqueueAllWithResult(List.of(
+                NewJob.of(SEND_EMAIL, new SendEmail("a")),
+                NewJob.of(SEND_EMAIL, new SendEmail("b"), JobOptions.builder().priority(5).build()),
+                NewJob.of("plain", new SendEmail("c"))));
+        JobInfo first = docket.job(result.get(0).id()).orElseThrow();
+        JobInfo second = docket.job(result.get(1).id()).orElseThrow();
+        JobInfo third = docket.job(result.get(2).id()).orElseThrow();
+        assertThat(first.queue()).isEqualTo("email");
+        assertThat(first.maxAttempts()).isEqualTo(2);
+        assertThat(second.priority()).isEqualTo(5);
+        assertThat(second.tenant()).isEqualTo("acme");
+        assertThat(third.queue()).isEqualTo("default");
+    }
+
+    /** handler(KIND, handler) needs nothing else: the retry policy, version and upcasters come from the kind. */
+    @Test
+    void aHandlerOfAKindRunsWithTheKindsSettings() {
+        Docket docket = docket();
+        JobKind<SendEmailV2> v2 = JobKind.of("send_email", SendEmailV2.class)
+                .retry(RetryPolicy.defaults().withMaxAttempts(2).withBackoff(Duration.ofMillis(10), Duration.ofMillis(20)))
+                .payloadVersion(2)
+                .upcaster(1, tree -> ((ObjectNode) tree).put("subject", "(none)"))
+                .build();
+        long old = docket.enqueue(SEND_EMAIL, new SendEmail("old@b.c")).id();
+        long failing = docket.enqueue(v2, new SendEmailV2("fail@b.c", "s")).id();
+        List<SendEmailV2> seen = new CopyOnWriteArrayList<>();
+        AtomicInteger failures = new AtomicInteger();
+        closeAfter(docket.worker().queue("email", 2).queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
+                .handler(v2, (email, ctx) -> {
+                    if (email.to().startsWith("fail")) {
+                        failures.incrementAndGet();
+                        throw new IllegalStateException("smtp down");
+                    }
+                    seen.add(email);
+                })
+                .start());
+        awaitState(docket, old, JobState.COMPLETED, Duration.ofSeconds(10));
+        assertThat(seen).containsExactly(new SendEmailV2("old@b.c", "(none)"));
+        JobInfo dead = awaitState(docket, failing, JobState.DEAD, Duration.ofSeconds(10));
+        assertThat(failures).hasValue(2);
+        assertThat(dead.errors()).hasSize(2);
+    }
+
+    /** A kind declared on the Docket gives the string forms its settings: enqueue by name and handler by name. */
+    @Test
+    void aKindDeclaredOnTheDocketServesTheStringForms() {
+        Docket docket = docket(b -> b.kind(SEND_EMAIL));
+        long id = docket.enqueue("send_email", new SendEmail("a"));
+        JobInfo job = docket.job(id).orElseThrow();
+        assertThat(job.queue()).isEqualTo("email");
+        assertThat(job.maxAttempts()).isEqualTo(2);
+        assertThat(docket.retryPolicy("send_email")).isEqualTo(SEND_EMAIL.retryPolicy());
+        assertThat(docket.retryPolicy("other")).isEqualTo(RetryPolicy.defaults());
+
+        AtomicInteger runs = new AtomicInteger();
+        closeAfter(docket.worker().queue("email", 1)
+                .handler("send_email", SendEmail.class, (email, ctx) -> runs.incrementAndGet())
+                .start());
+        awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
+        assertThat(runs).hasValue(1);
+        assertThatIllegalArgumentException().isThrownBy(() -> docket.worker()
+                        .handler("send_email", SendEmail.class, (e, c) -> { }, HandlerOptions.defaults().withTimeout(Duration.ofSeconds(1))))
+                .withMessageContaining("declared on the Docket");
+        assertThatIllegalArgumentException().isThrownBy(() -> docket.worker()
+                        .handler(JobKind.of("send_email", SendEmail.class).build(), (e, c) -> { }))
+                .withMessageContaining("declares another kind named 'send_email'");
+    }
+
+    /** A periodic job of a kind is stamped with the kind's settings. */
+    @Test
+    void aPeriodicJobOfAKindTakesItsDefaults() {
+        PeriodicJob nightly = PeriodicJob.of("nightly", "0 3 * * *", SEND_EMAIL, new SendEmail("ops"));
+        assertThat(nightly.kind()).isEqualTo("send_email");
+        assertThat(nightly.options().queue()).isEqualTo("email");
+        assertThat(nightly.options().maxAttempts()).isEqualTo(2);
+        assertThat(nightly.options().payloadVersion()).isEqualTo(1);
+    }
+
+    /** Every setting is checked when it is set or built, with a message naming the kind and the rule. */
+    @Test
+    void badDeclarationsAreRejectedReadably() {
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("", SendEmail.class))
+                .withMessageContaining("kind must be 1 to 255 characters");
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class).payloadVersion(0))
+                .withMessageContaining("payloadVersion of kind 'k' must be >= 1, was 0");
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class).lease(Duration.ofMillis(10)))
+                .withMessageContaining("lease of kind 'k' must be at least 1s");
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class).timeout(Duration.ZERO))
+                .withMessageContaining("timeout of kind 'k' must be positive");
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class)
+                        .defaults(JobOptions.builder().uniqueKey("one").build()))
+                .withMessageContaining("may set queue, priority, tenant and maxAttempts only; they set uniqueKey");
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class)
+                        .defaults(JobOptions.builder().runAt(Instant.EPOCH).build()))
+                .withMessageContaining("they set runAt");
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class).payloadVersion(4)
+                        .upcaster(1, t -> t).upcaster(3, t -> t).build())
+                .withMessageContaining("no upcaster from version 2 to 3");
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class).payloadVersion(2)
+                        .upcaster(2, t -> t).build())
+                .withMessageContaining("upcaster from version 2 but its payload version is 2");
+        assertThatIllegalArgumentException().isThrownBy(() -> Docket.builder(dataSource()).kind(SEND_EMAIL).kind(SEND_EMAIL))
+                .withMessageContaining("a kind named 'send_email' is already declared");
+        assertThatIllegalArgumentException().isThrownBy(() -> Docket.builder(dataSource()).kind(SEND_EMAIL)
+                        .retryPolicy("send_email", RetryPolicy.defaults()).build())
+                .withMessageContaining("declared with kind(JobKind)");
+    }
+}
