@@ -9,7 +9,6 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -58,17 +57,14 @@ public final class DlqApi {
             this.max = max;
         }
 
-        Map<String, Object> view() {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("id", id);
-            m.put("state", state);
-            m.put("kind", kind);
-            m.put("errorContains", errorContains);
-            m.put("ratePerSecond", rate);
-            m.put("matched", matched.get());
-            m.put("replayed", replayed.get());
-            return m;
+        View view() {
+            return new View(id, state, kind, errorContains, rate, matched.get(), replayed.get());
         }
+    }
+
+    /** A bulk replay's progress, as {@code /api/dlq/replays/{id}} shows it. */
+    record View(long id, String state, String kind, String errorContains, int ratePerSecond, int matched,
+                int replayed) {
     }
 
     public DlqApi(DocketAdmin admin, Bodies bodies) {
@@ -93,7 +89,7 @@ public final class DlqApi {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
-        ctx.json(Views.page("jobs", admin.deadJobs(query), query.limit()));
+        ctx.json(Views.page(admin.deadJobs(query), query.limit()));
     }
 
     private void groups(Context ctx) {
@@ -104,15 +100,7 @@ public final class DlqApi {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
-        ctx.json(Map.of("groups", groups.stream().map(g -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("kind", g.kind());
-            m.put("error", g.error());
-            m.put("count", g.count());
-            m.put("firstDiedAt", g.firstDiedAt());
-            m.put("lastDiedAt", g.lastDiedAt());
-            return m;
-        }).toList()));
+        ctx.json(new Views.Groups(groups.stream().map(Views::group).toList()));
     }
 
     private void retryOne(Context ctx) {
@@ -120,7 +108,7 @@ public final class DlqApi {
         if (admin.replayDead(List.of(id)).isEmpty()) {
             throw ApiException.notFound("no dead job " + id + " (or a live job holds its unique key)");
         }
-        ctx.json(Map.of("id", id, "state", "ready"));
+        ctx.json(new Views.JobStatus(id, "ready"));
     }
 
     private void replayMatching(Context ctx) {

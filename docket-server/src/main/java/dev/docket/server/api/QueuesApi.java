@@ -3,13 +3,9 @@ package dev.docket.server.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.DocketAdmin;
 import dev.docket.JobOptions;
-import dev.docket.QueueSettings;
-import dev.docket.TenantRunning;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Set;
 
 /** {@code /api/queues}: cluster-wide queue settings (pause, caps) and who is running what. */
@@ -32,11 +28,17 @@ public final class QueuesApi {
         app.put("/api/queues/{name}/limits", this::setLimits, Access.OPERATE);
     }
 
+    /** A queue paused or resumed. */
+    record Paused(String queue, boolean paused) {
+    }
+
+    /** A queue's caps as set. */
+    record Limits(String queue, Integer maxRunning, Integer tenantMaxRunning) {
+    }
+
     private void list(Context ctx) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("queues", admin.queues().stream().map(QueuesApi::view).toList());
-        body.put("runningByTenant", admin.runningByTenant().stream().map(QueuesApi::view).toList());
-        ctx.json(body);
+        ctx.json(new Views.Queues(admin.queues().stream().map(Views::queue).toList(),
+                admin.runningByTenant().stream().map(Views::running).toList()));
     }
 
     private void setPaused(Context ctx, boolean paused) {
@@ -46,7 +48,7 @@ public final class QueuesApi {
         } else {
             admin.resumeQueue(name);
         }
-        ctx.json(Map.of("queue", name, "paused", paused));
+        ctx.json(new Paused(name, paused));
     }
 
     private void setLimits(Context ctx) {
@@ -64,18 +66,16 @@ public final class QueuesApi {
         Integer maxRunning = optionalInt(body, "maxRunning", 0);
         Integer tenantMaxRunning = optionalInt(body, "tenantMaxRunning", 1);
         admin.setQueueLimits(name, maxRunning, tenantMaxRunning);
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("queue", name);
-        out.put("maxRunning", maxRunning);
-        out.put("tenantMaxRunning", tenantMaxRunning);
-        ctx.json(out);
+        ctx.json(new Limits(name, maxRunning, tenantMaxRunning));
     }
 
+    /** The queue named in the path, by the library's rule ({@link JobOptions.Builder#queue}). */
     private static String queueName(Context ctx) {
         String name = ctx.pathParam("name");
-        if (!JobOptions.QUEUE_NAME.matcher(name).matches()) {
-            throw ApiException.badRequest("a queue name is 1 to 128 characters of A-Z a-z 0-9 _ . : -, was '"
-                    + JobRequests.clip(name) + "'");
+        try {
+            JobOptions.builder().queue(name);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage());
         }
         return name;
     }
@@ -89,23 +89,5 @@ public final class QueuesApi {
             throw ApiException.badRequest(field + " must be null or a whole number from " + min + " to 1000000");
         }
         return n.asInt();
-    }
-
-    private static Map<String, Object> view(QueueSettings q) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("name", q.queue());
-        m.put("paused", q.paused());
-        m.put("maxRunning", q.maxRunning());
-        m.put("tenantMaxRunning", q.tenantMaxRunning());
-        m.put("updatedAt", q.updatedAt());
-        return m;
-    }
-
-    private static Map<String, Object> view(TenantRunning t) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("queue", t.queue());
-        m.put("tenant", t.tenant());
-        m.put("running", t.running());
-        return m;
     }
 }
