@@ -391,7 +391,33 @@ class ApiHostileInputTest extends ServerTest {
         }
     }
 
-    /** jsonb (and any record) would keep one of two equal keys and drop the other without a word. */
+    /** Bodies are mapped to records without coercion: the 400 names the field, and a null where a value belongs is no 5xx. */
+    @Test
+    void wrongTypesAndNullsNameTheField() {
+        Map<String, String> cases = Map.of(
+                "{\"kind\":\"k\",\"payload\":{},\"priority\":\"5\"}", "'priority' must be a whole number",
+                "{\"kind\":\"k\",\"payload\":{},\"priority\":1.0}", "'priority' must be a whole number",
+                "{\"kind\":\"k\",\"payload\":{},\"maxAttempts\":2147483648}", "'maxAttempts' must be a whole number",
+                "{\"kind\":5,\"payload\":{}}", "'kind' must be a string",
+                "{\"kind\":\"k\",\"payload\":{},\"metadata\":{\"t\":1}}", "'metadata.t' must be a string",
+                "{\"kind\":\"k\",\"payload\":{},\"metadata\":{\"t\":null}}", "metadata.t must be a string",
+                "{\"kind\":\"k\",\"payload\":{},\"metadata\":[]}", "'metadata' must be an object of strings",
+                "{\"kind\":\"k\",\"payload\":{},\"bogus\":1}", "unknown field 'bogus'");
+        cases.forEach((body, message) -> {
+            Reply r = postJson("/api/jobs", body);
+            assertRejected(r, 400);
+            assertThat(r.json().get("message").asText()).as(body).contains(message);
+        });
+        Reply batch = postJson("/api/jobs/batch", "{\"jobs\":[{\"kind\":\"k\",\"payload\":{}},{\"kind\":\"k\",\"payload\":{},\"priority\":true}]}");
+        assertRejected(batch, 400);
+        assertThat(batch.json().get("message").asText()).contains("'jobs[1].priority' must be a whole number");
+        assertRejected(postJson("/api/jobs/batch", "{\"jobs\":[null]}"), 400);
+        assertRejected(postJson("/api/jobs/batch", "{\"jobs\":null}"), 400);
+        assertRejected(postJson("/api/dlq/retry", "{\"max\":null,\"ratePerSecond\":\"5\"}"), 400);
+        assertRejected(putJson("/api/queues/default/limits", "{\"maxRunning\":true}"), 400);
+    }
+
+    /** jsonb (and any record) would keep one of two equal keys and drop the other without a word. */    /** jsonb (and any record) would keep one of two equal keys and drop the other without a word. */
     @Test
     void duplicateJsonKeysAre400() {
         assertRejected(postJson("/api/jobs", "{\"kind\":\"a\",\"kind\":\"b\",\"payload\":{}}"), 400);

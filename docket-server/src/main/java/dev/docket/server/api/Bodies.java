@@ -2,13 +2,20 @@ package dev.docket.server.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -29,15 +36,26 @@ public final class Bodies {
      * The server's JSON mapper, for requests and responses. Exact decimals: a payload's numbers reach
      * the database as sent (1e400 stays 1E+400, not "Infinity"). A duplicate field name is an error:
      * {@code jsonb} (and a record) would silently keep one of the values. Nothing may follow the
-     * value.
+     * value. No coercion between JSON types: {@code "5"} is not a number, {@code 1.5} not a whole
+     * number, {@code 5} not a string, and a field a record does not have is an error.
      */
     public static ObjectMapper mapper() {
-        return JsonMapper.builder().addModule(new JavaTimeModule())
+        ObjectMapper mapper = JsonMapper.builder().addModule(new JavaTimeModule())
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
                 .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
                 .build();
+        mapper.coercionConfigFor(LogicalType.Textual).setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+        mapper.coercionConfigFor(LogicalType.Integer).setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+        return mapper;
     }
 
     public long maxBytes() {
@@ -55,9 +73,10 @@ public final class Bodies {
     }
 
     /**
-     * The body mapped to {@code type} (a record).
+     * The body mapped to {@code type} (a record). A field of the wrong type, or one the record does
+     * not have, is a 400 naming the field ({@code jobs[2].priority must be a whole number}).
      *
-     * @param shape what to send instead, for the message when the body has the wrong shape
+     * @param shape what to send instead, for the message when the body as a whole has the wrong shape
      */
     public <T> T read(Context ctx, Class<T> type, String shape) {
         byte[] body = bytes(ctx);
@@ -67,11 +86,53 @@ public final class Bodies {
                 throw ApiException.badRequest(shape);
             }
             return value;
-        } catch (MismatchedInputException e) {
-            throw ApiException.badRequest(shape);
+        } catch (UnrecognizedPropertyException e) {
+            throw ApiException.badRequest("unknown field " + path(e) + "; fields are " + e.getKnownPropertyIds());
+        } catch (JsonMappingException e) {
+            // Databind wraps what the parser found (a duplicate name, a nesting limit) with the path.
+            if (e.getCause() instanceof IOException parsing && !(e.getCause() instanceof InputCoercionException)) {
+                throw unreadable(parsing);
+            }
+            if (e.getPath().isEmpty()) {
+                throw ApiException.badRequest(shape);
+            }
+            throw ApiException.badRequest(path(e) + " must be " + expected(e));
         } catch (IOException e) {
             throw unreadable(e);
         }
+    }
+
+    /** Where in the body: {@code jobs[2].priority}; names are clipped and shown without control characters. */
+    private static String path(JsonMappingException e) {
+        StringBuilder out = new StringBuilder();
+        for (JsonMappingException.Reference r : e.getPath()) {
+            if (r.getFieldName() != null) {
+                out.append(out.isEmpty() ? "" : ".").append(JobRequests.clip(r.getFieldName()));
+            } else if (r.getIndex() >= 0) {
+                out.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return "'" + out + "'";
+    }
+
+    private static String expected(JsonMappingException e) {
+        Class<?> type = e instanceof MismatchedInputException m ? m.getTargetType() : null;
+        if (e.getCause() instanceof InputCoercionException || type == Integer.class || type == int.class) {
+            return "a whole number from -2147483648 to 2147483647";
+        }
+        if (type == null) {
+            return "a value of the right type";
+        }
+        if (type == String.class) {
+            return "a string";
+        }
+        if (java.util.Map.class.isAssignableFrom(type)) {
+            return "an object of strings";
+        }
+        if (java.util.Collection.class.isAssignableFrom(type)) {
+            return "an array";
+        }
+        return "an object";
     }
 
     private byte[] bytes(Context ctx) {

@@ -1,6 +1,5 @@
 package dev.docket.server.api;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.DeadJobGroup;
 import dev.docket.DeadJobQuery;
 import dev.docket.DocketAdmin;
@@ -8,10 +7,8 @@ import dev.docket.JobSummary;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,7 +23,6 @@ import org.slf4j.LoggerFactory;
 public final class DlqApi {
 
     private static final Logger log = LoggerFactory.getLogger(DlqApi.class);
-    private static final Set<String> REPLAY_FIELDS = Set.of("kind", "errorContains", "ratePerSecond", "max");
     /** Default replay rate, jobs per second. */
     public static final int DEFAULT_RATE = 100;
     /** Default and largest number of jobs one bulk replay takes. */
@@ -111,21 +107,16 @@ public final class DlqApi {
         ctx.json(new Views.JobStatus(id, "ready"));
     }
 
+    /** {@code POST /api/dlq/retry}'s body: a filter (empty strings mean none) and a pace; every field optional. */
+    record ReplayRequest(String kind, String errorContains, Integer ratePerSecond, Integer max) {
+    }
+
     private void replayMatching(Context ctx) {
-        JsonNode body = bodies.json(ctx);
-        if (!body.isObject()) {
-            throw ApiException.badRequest("the body must be a JSON object");
-        }
-        for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
-            String name = it.next();
-            if (!REPLAY_FIELDS.contains(name)) {
-                throw ApiException.badRequest("unknown field '" + JobRequests.clip(name) + "'; fields are " + REPLAY_FIELDS);
-            }
-        }
-        String kind = text(body, "kind");
-        String errorContains = text(body, "errorContains");
-        int rate = integer(body, "ratePerSecond", DEFAULT_RATE, 1, 10_000);
-        int max = integer(body, "max", DEFAULT_MAX, 1, LARGEST_MAX);
+        ReplayRequest body = bodies.read(ctx, ReplayRequest.class, "the body must be a JSON object");
+        String kind = Params.blankToNull(body.kind());
+        String errorContains = Params.blankToNull(body.errorContains());
+        int rate = integer("ratePerSecond", body.ratePerSecond(), DEFAULT_RATE, 1, 10_000);
+        int max = integer("max", body.max(), DEFAULT_MAX, 1, LARGEST_MAX);
         try {
             DeadJobQuery.all().withKind(kind).withErrorContains(errorContains);
         } catch (IllegalArgumentException e) {
@@ -179,28 +170,13 @@ public final class DlqApi {
         }
     }
 
-    private static String text(JsonNode body, String field) {
-        JsonNode n = body.get(field);
-        if (n == null || n.isNull()) {
-            return null;
-        }
-        if (!n.isTextual()) {
-            throw ApiException.badRequest(field + " must be a string");
-        }
-        if (n.asText().indexOf('\0') >= 0) {
-            throw ApiException.badRequest(field + " must not contain NUL characters");
-        }
-        return n.asText().isEmpty() ? null : n.asText();
-    }
-
-    private static int integer(JsonNode body, String field, int otherwise, int min, int max) {
-        JsonNode n = body.get(field);
-        if (n == null || n.isNull()) {
+    private static int integer(String field, Integer value, int otherwise, int min, int max) {
+        if (value == null) {
             return otherwise;
         }
-        if (!n.isIntegralNumber() || !n.canConvertToInt() || n.asInt() < min || n.asInt() > max) {
+        if (value < min || value > max) {
             throw ApiException.badRequest(field + " must be a whole number from " + min + " to " + max);
         }
-        return n.asInt();
+        return value;
     }
 }

@@ -1,6 +1,5 @@
 package dev.docket.server.api;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.Docket;
 import dev.docket.Enqueued;
 import dev.docket.JobInfo;
@@ -49,7 +48,7 @@ public final class JobsApi {
     }
 
     private void enqueue(Context ctx) {
-        NewJob job = JobRequests.parse(bodies.json(ctx));
+        NewJob job = JobRequests.parse(bodies.read(ctx, JobRequests.Job.class, "the body must be a JSON object"));
         Enqueued result = enqueueAll(List.of(job)).getFirst();
         JobInfo info = docket.job(result.id()).orElseThrow(() -> ApiException.conflict("the job finished already"));
         ctx.status(result.inserted() ? 201 : 200).json(new EnqueuedJob(result.id(), result.inserted(),
@@ -57,10 +56,10 @@ public final class JobsApi {
     }
 
     private void enqueueBatch(Context ctx) {
-        JsonNode body = bodies.json(ctx);
-        JsonNode jobs = body.isObject() ? body.get("jobs") : null;
-        if (jobs == null || !jobs.isArray()) {
-            throw ApiException.badRequest("the body must be {\"jobs\": [ ... ]}");
+        String shape = "the body must be {\"jobs\": [ ... ]}";
+        List<JobRequests.Job> jobs = bodies.read(ctx, JobRequests.Batch.class, shape).jobs();
+        if (jobs == null) {
+            throw ApiException.badRequest(shape);
         }
         if (jobs.isEmpty() || jobs.size() > MAX_BATCH) {
             throw ApiException.badRequest("a batch holds 1 to " + MAX_BATCH + " jobs, was " + jobs.size());
@@ -68,6 +67,9 @@ public final class JobsApi {
         List<NewJob> parsed = new ArrayList<>();
         for (int i = 0; i < jobs.size(); i++) {
             try {
+                if (jobs.get(i) == null) {
+                    throw ApiException.badRequest("a job is a JSON object, not null");
+                }
                 parsed.add(JobRequests.parse(jobs.get(i)));
             } catch (ApiException e) {
                 throw ApiException.badRequest("jobs[" + i + "]: " + e.getMessage());

@@ -1,17 +1,12 @@
 package dev.docket.server.api;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.DocketAdmin;
 import dev.docket.JobOptions;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import java.util.Iterator;
-import java.util.Set;
 
 /** {@code /api/queues}: cluster-wide queue settings (pause, caps) and who is running what. */
 public final class QueuesApi {
-
-    private static final Set<String> LIMIT_FIELDS = Set.of("maxRunning", "tenantMaxRunning");
 
     private final DocketAdmin admin;
     private final Bodies bodies;
@@ -32,8 +27,12 @@ public final class QueuesApi {
     record Paused(String queue, boolean paused) {
     }
 
+    /** {@code PUT /api/queues/{name}/limits}'s body: each cap null (or absent) for none. */
+    record Limits(Integer maxRunning, Integer tenantMaxRunning) {
+    }
+
     /** A queue's caps as set. */
-    record Limits(String queue, Integer maxRunning, Integer tenantMaxRunning) {
+    record QueueLimits(String queue, Integer maxRunning, Integer tenantMaxRunning) {
     }
 
     private void list(Context ctx) {
@@ -53,20 +52,11 @@ public final class QueuesApi {
 
     private void setLimits(Context ctx) {
         String name = queueName(ctx);
-        JsonNode body = bodies.json(ctx);
-        if (!body.isObject()) {
-            throw ApiException.badRequest("the body must be a JSON object");
-        }
-        for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
-            String field = it.next();
-            if (!LIMIT_FIELDS.contains(field)) {
-                throw ApiException.badRequest("unknown field '" + JobRequests.clip(field) + "'; fields are " + LIMIT_FIELDS);
-            }
-        }
-        Integer maxRunning = optionalInt(body, "maxRunning", 0);
-        Integer tenantMaxRunning = optionalInt(body, "tenantMaxRunning", 1);
+        Limits body = bodies.read(ctx, Limits.class, "the body must be a JSON object");
+        Integer maxRunning = optionalInt("maxRunning", body.maxRunning(), 0);
+        Integer tenantMaxRunning = optionalInt("tenantMaxRunning", body.tenantMaxRunning(), 1);
         admin.setQueueLimits(name, maxRunning, tenantMaxRunning);
-        ctx.json(new Limits(name, maxRunning, tenantMaxRunning));
+        ctx.json(new QueueLimits(name, maxRunning, tenantMaxRunning));
     }
 
     /** The queue named in the path, by the library's rule ({@link JobOptions.Builder#queue}). */
@@ -80,14 +70,10 @@ public final class QueuesApi {
         return name;
     }
 
-    private static Integer optionalInt(JsonNode body, String field, int min) {
-        JsonNode n = body.get(field);
-        if (n == null || n.isNull()) {
-            return null;
-        }
-        if (!n.isIntegralNumber() || !n.canConvertToInt() || n.asInt() < min || n.asInt() > 1_000_000) {
+    private static Integer optionalInt(String field, Integer value, int min) {
+        if (value != null && (value < min || value > 1_000_000)) {
             throw ApiException.badRequest(field + " must be null or a whole number from " + min + " to 1000000");
         }
-        return n.asInt();
+        return value;
     }
 }
