@@ -187,6 +187,7 @@ public final class DocketServer implements AutoCloseable {
         return app.port();
     }
 
+    /** {@code http://HOST:PORT}, with an IPv6 host in brackets. */
     public String baseUrl() {
         return "http://" + (config.host().contains(":") ? "[" + config.host() + "]" : config.host()) + ":" + port();
     }
@@ -196,6 +197,7 @@ public final class DocketServer implements AutoCloseable {
         return List.copyOf(routes);
     }
 
+    /** The metrics behind {@code /metrics} and the dashboard's history. */
     public QueueMetrics metrics() {
         return metrics;
     }

@@ -71,6 +71,7 @@ public final class ApiErrors {
         app.error(405, ctx -> write(ctx, 405, "method_not_allowed", ctx.method() + " is not allowed on " + ctx.path()));
     }
 
+    /** Answers with an error body; a null message repeats the code. */
     public static void write(Context ctx, int status, String code, String message) {
         ctx.status(status).json(new Body(code, message == null ? code : message));
     }

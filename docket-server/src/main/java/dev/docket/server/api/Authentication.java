@@ -20,6 +20,7 @@ public final class Authentication {
     private final TokenStore tokens;
     private final Sessions sessions;
 
+    /** Checks bearer tokens against {@code tokens} and session cookies against {@code sessions}. */
     public Authentication(TokenStore tokens, Sessions sessions) {
         this.tokens = tokens;
         this.sessions = sessions;

@@ -10,6 +10,7 @@ import java.util.Map;
  */
 public final class SecurityHeaders {
 
+    /** The headers and their values, for the places that write responses outside Javalin. */
     public static final Map<String, String> HEADERS = Map.of(
             "Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; "
                     + "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",

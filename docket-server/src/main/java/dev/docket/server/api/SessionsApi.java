@@ -35,12 +35,14 @@ public final class SessionsApi {
     private final Sessions sessions;
     private final Bodies bodies;
 
+    /** Logins check {@code tokens} and open sessions in {@code sessions}. */
     public SessionsApi(TokenStore tokens, Sessions sessions, Bodies bodies) {
         this.tokens = tokens;
         this.sessions = sessions;
         this.bodies = bodies;
     }
 
+    /** Adds the routes: {@code POST} (public), {@code GET} and {@code DELETE /api/session}. */
     public void register(Javalin app) {
         app.post("/api/session", this::login, Access.PUBLIC);
         app.delete("/api/session", this::logout, Access.READ);

@@ -23,11 +23,13 @@ public final class StatusApi {
     private final Docket docket;
     private final QueueMetrics metrics;
 
+    /** Reads readiness and statistics from {@code docket}, and serves {@code metrics}. */
     public StatusApi(Docket docket, QueueMetrics metrics) {
         this.docket = docket;
         this.metrics = metrics;
     }
 
+    /** Adds the routes; health, readiness and the OpenAPI document are public. */
     public void register(Javalin app) {
         app.get("/health", ctx -> ctx.json(new Health("ok")), Access.PUBLIC);
         app.get("/ready", this::ready, Access.PUBLIC);

@@ -22,6 +22,7 @@ public final class Views {
     private Views() {
     }
 
+    /** A state as the API spells it: lower case. */
     public static String state(JobState state) {
         return state.name().toLowerCase(Locale.ROOT);
     }
@@ -68,6 +69,7 @@ public final class Views {
                         Double pickupP50Millis, Double pickupP99Millis) {
     }
 
+    /** {@code GET /api/stats}: every queue and kind with jobs. */
     public record StatsList(List<Stats> queues) {
     }
 
@@ -75,18 +77,23 @@ public final class Views {
     public record Group(String kind, String error, long count, Instant firstDiedAt, Instant lastDiedAt) {
     }
 
+    /** {@code GET /api/dlq/groups}: largest groups first. */
     public record Groups(List<Group> groups) {
     }
 
+    /** A queue's cluster-wide settings. */
     public record Queue(String name, boolean paused, Integer maxRunning, Integer tenantMaxRunning, Instant updatedAt) {
     }
 
+    /** How many jobs of one tenant run in a queue now. */
     public record Running(String queue, String tenant, long running) {
     }
 
+    /** {@code GET /api/queues}. */
     public record Queues(List<Queue> queues, List<Running> runningByTenant) {
     }
 
+    /** The view of a job; its payload only if {@code showPayload}. */
     public static Job job(JobInfo j, boolean showPayload) {
         return new Job(j.id(), j.kind(), j.queue(), state(j.state()), j.priority(), j.attempt(), j.maxAttempts(),
                 j.runAt(), j.createdAt(), j.attemptedAt(), j.finishedAt(), j.tenant(), j.errors().size(), j.deadReason(),
@@ -99,29 +106,35 @@ public final class Views {
         return new Error(e.attempt(), e.at(), e.message(), e.worker());
     }
 
+    /** The view of a listing row. */
     public static Summary summary(JobSummary j) {
         return new Summary(j.id(), j.kind(), j.queue(), state(j.state()), j.priority(), j.attempt(), j.maxAttempts(),
                 j.runAt(), j.createdAt(), j.attemptedAt(), j.finishedAt(), j.tenant(), j.errorCount(), j.deadReason());
     }
 
+    /** A page of rows; a full page has a next cursor (its last id), a short one has none. */
     public static Page page(List<JobSummary> rows, int limit) {
         return new Page(rows.stream().map(Views::summary).toList(), rows.size() == limit ? rows.getLast().id() : null);
     }
 
+    /** The view of one queue and kind's statistics. */
     public static Stats stats(QueueStats s) {
         return new Stats(s.queue(), s.kind(), s.scheduled(), s.ready(), s.running(), s.oldestReadyAgeSeconds(),
                 s.completedLastMinute(), s.failedLastMinute(), s.dead(), s.deadLast24h(), s.pickupP50Millis(),
                 s.pickupP99Millis());
     }
 
+    /** The view of a group of dead jobs. */
     public static Group group(DeadJobGroup g) {
         return new Group(g.kind(), g.error(), g.count(), g.firstDiedAt(), g.lastDiedAt());
     }
 
+    /** The view of a queue's settings. */
     public static Queue queue(QueueSettings q) {
         return new Queue(q.queue(), q.paused(), q.maxRunning(), q.tenantMaxRunning(), q.updatedAt());
     }
 
+    /** The view of one tenant's running count. */
     public static Running running(TenantRunning t) {
         return new Running(t.queue(), t.tenant(), t.running());
     }

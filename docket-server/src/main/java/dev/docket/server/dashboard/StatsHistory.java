@@ -71,6 +71,7 @@ public final class StatsHistory {
     public record Point(double secondsAgo, List<QueueRate> queues) {
     }
 
+    /** The samples within the window, oldest first. */
     public View view() {
         List<Sample> copy;
         synchronized (samples) {
