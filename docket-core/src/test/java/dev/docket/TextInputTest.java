@@ -132,6 +132,9 @@ class TextInputTest extends DocketTest {
                 "\\U000E0001tag", "   ")) {
             calls.add("SELECT * FROM {s}.enqueue(E'" + kind + "', '{}'::jsonb)");
         }
+        if (queryLong("SELECT current_setting('server_version_num')::integer") >= 170000) {
+            calls.add("SELECT * FROM {s}.enqueue(E'k\\u0378', '{}'::jsonb)");
+        }
         calls.add("SELECT * FROM {s}.enqueue('k', '{}'::jsonb, run_at => '0001-01-01 00:00:00+00')");
         calls.add("SELECT * FROM {s}.enqueue('k', '{}'::jsonb, run_at => '99999-01-01 00:00:00+00')");
         calls.add("SELECT * FROM {s}.enqueue('k', '{}'::jsonb, unique_key => '')");
