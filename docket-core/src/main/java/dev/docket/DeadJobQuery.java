@@ -18,8 +18,9 @@ public record DeadJobQuery(String kind, String errorContains, Long before, int l
         if (kind != null) {
             Docket.checkKind(kind);
         }
-        if (errorContains != null && (errorContains.isEmpty() || errorContains.length() > 1000)) {
-            throw new IllegalArgumentException("errorContains must be 1 to 1000 characters");
+        if (errorContains != null && (errorContains.isEmpty() || errorContains.length() > 1000
+                || !dev.docket.internal.text.TextRules.isText(errorContains))) {
+            throw new IllegalArgumentException("errorContains must be 1 to 1000 characters without NUL or unpaired surrogates");
         }
     }
 

@@ -363,16 +363,17 @@ public final class Docket implements AutoCloseable {
                 options.uniqueFor() == null ? null : options.uniqueFor().toMillis(), codec.metadataJson(options.metadata()));
     }
 
+    /** {@link JobOptions.Builder#runAt} keeps {@code t} within the range PostgreSQL and this arithmetic hold. */
     private static long epochMicros(Instant t) {
-        Instant clamped = t.isBefore(Instant.parse("1970-01-01T00:00:00Z")) ? Instant.EPOCH
-                : t.isAfter(Instant.parse("9999-12-31T00:00:00Z")) ? Instant.parse("9999-12-31T00:00:00Z") : t;
-        return ChronoUnit.MICROS.between(Instant.EPOCH, clamped);
+        return ChronoUnit.MICROS.between(Instant.EPOCH, t);
     }
 
     static void checkKind(String kind) {
-        if (kind == null || kind.isBlank() || kind.length() > MAX_KIND_LENGTH || kind.chars().anyMatch(Character::isISOControl)) {
-            throw new IllegalArgumentException("kind must be 1 to " + MAX_KIND_LENGTH
-                    + " characters without control characters, was " + JobOptions.describe(kind));
+        if (kind == null || kind.isBlank() || kind.length() > MAX_KIND_LENGTH
+                || !dev.docket.internal.text.TextRules.isName(kind)) {
+            throw new IllegalArgumentException("kind must be 1 to " + MAX_KIND_LENGTH + " characters without control "
+                    + "characters, invisible formatting characters (zero-width, bidirectional), separators other than "
+                    + "the space, unassigned code points or unpaired surrogates, was " + JobOptions.describe(kind));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.docket;
 
+import dev.docket.internal.text.TextRules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -12,6 +13,15 @@ import java.util.regex.Pattern;
  *
  * <p>Defaults: queue {@code "default"}, priority {@code 0}, due now, max attempts from the kind's
  * {@link RetryPolicy} (20 unless configured), no unique key, no tenant.
+ *
+ * <p><b>Text is stored exactly as given, or refused.</b> Every text value (unique key, tenant,
+ * metadata keys and values) must be valid Unicode without NUL: a lone UTF-16 surrogate such as
+ * {@code "a\ud800b"} is an {@link IllegalArgumentException}, never silently stored as {@code "a?b"}
+ * (where it would collide with the real key {@code "a?b"}). Kinds must further be printable: no
+ * control characters, no invisible formatting characters (zero-width, bidirectional overrides), no
+ * separators other than the plain space, no unassigned or surrogate code points. Queue names are
+ * stricter still ({@link #QUEUE_NAME}). The same rules hold in the REST API (400), the CLI (exit 2)
+ * and the SQL function {@code enqueue}.
  */
 public final class JobOptions {
 
@@ -19,6 +29,10 @@ public final class JobOptions {
     public static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
     /** Longest unique key and tenant, in characters. */
     public static final int MAX_KEY_LENGTH = 512;
+    /** The earliest {@link Builder#runAt} accepted: 1970-01-01T00:00:00Z (any past instant means "now"). */
+    public static final Instant EARLIEST_RUN_AT = Instant.parse("1970-01-01T00:00:00Z");
+    /** The latest {@link Builder#runAt} accepted: 9999-12-31T23:59:59Z. */
+    public static final Instant LATEST_RUN_AT = Instant.parse("9999-12-31T23:59:59Z");
 
     private static final JobOptions DEFAULTS = builder().build();
 
@@ -206,9 +220,19 @@ public final class JobOptions {
             return this;
         }
 
-        /** Run no earlier than this instant (a past instant means now). Clears {@link #delay}. */
+        /**
+         * Run no earlier than this instant (a past instant means now). Clears {@link #delay}. From
+         * {@link #EARLIEST_RUN_AT} (1970-01-01T00:00:00Z) to {@link #LATEST_RUN_AT}
+         * (9999-12-31T23:59:59Z), both included; an instant outside is refused rather than moved into
+         * range.
+         */
         public Builder runAt(Instant runAt) {
-            this.runAt = Objects.requireNonNull(runAt, "runAt");
+            Objects.requireNonNull(runAt, "runAt");
+            if (runAt.isBefore(EARLIEST_RUN_AT) || runAt.isAfter(LATEST_RUN_AT)) {
+                throw new IllegalArgumentException("runAt must be from " + EARLIEST_RUN_AT + " to " + LATEST_RUN_AT
+                        + ", was " + runAt);
+            }
+            this.runAt = runAt;
             this.delay = null;
             return this;
         }
@@ -238,7 +262,8 @@ public final class JobOptions {
 
         /**
          * At most one live job (scheduled, ready or running) has this key: enqueueing another returns
-         * the existing job's id. Up to 512 characters; {@code null} (the default) for none.
+         * the existing job's id. 1 to 512 characters of valid Unicode without NUL; {@code null} (the
+         * default) for none.
          */
         public Builder uniqueKey(String uniqueKey) {
             this.uniqueKey = checkKey("uniqueKey", uniqueKey);
@@ -261,16 +286,18 @@ public final class JobOptions {
 
         /**
          * Adds a tag stored with the job, such as a trace id or the request that caused it: up to 32
-         * tags, keys of 1 to 64 characters, values of up to 512, no NUL. Shown to every role that may
-         * read jobs, so never put payload data here.
+         * tags, keys of 1 to 64 characters, values of up to 512, both valid Unicode without NUL. Shown
+         * to every role that may read jobs, so never put payload data here.
          */
         public Builder metadata(String key, String value) {
             Objects.requireNonNull(value, "value");
-            if (key == null || key.isEmpty() || key.length() > 64 || key.indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("a metadata key must be 1 to 64 characters without NUL, was " + describe(key));
+            if (key == null || key.isEmpty() || key.length() > 64 || !TextRules.isText(key)) {
+                throw new IllegalArgumentException("a metadata key must be 1 to 64 characters without NUL or unpaired "
+                        + "surrogates, was " + describe(key));
             }
-            if (value.length() > 512 || value.indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("metadata value of '" + key + "' must be at most 512 characters without NUL");
+            if (value.length() > 512 || !TextRules.isText(value)) {
+                throw new IllegalArgumentException("metadata value of " + describe(key) + " must be at most 512 characters "
+                        + "without NUL or unpaired surrogates");
             }
             if (!metadata.containsKey(key) && metadata.size() >= 32) {
                 throw new IllegalArgumentException("at most 32 metadata entries");
@@ -279,7 +306,10 @@ public final class JobOptions {
             return this;
         }
 
-        /** The fairness key this job is accounted to; up to 512 characters; {@code null} (the default) for none. */
+        /**
+         * The fairness key this job is accounted to: 1 to 512 characters of valid Unicode without NUL;
+         * {@code null} (the default) for none.
+         */
         public Builder tenant(String tenant) {
             this.tenant = checkKey("tenant", tenant);
             return this;
@@ -302,19 +332,25 @@ public final class JobOptions {
         }
 
         private static String checkKey(String name, String value) {
-            if (value != null && (value.isEmpty() || value.length() > MAX_KEY_LENGTH || value.indexOf('\0') >= 0)) {
+            if (value != null && (value.isEmpty() || value.length() > MAX_KEY_LENGTH || !TextRules.isText(value))) {
                 throw new IllegalArgumentException(name + " must be 1 to " + MAX_KEY_LENGTH
-                        + " characters without NUL, was " + describe(value));
+                        + " characters without NUL or unpaired surrogates, was " + describe(value));
             }
             return value;
         }
     }
 
+    /** The value quoted for an error message: clipped, with anything that is not printable shown as {@code ?}. */
     static String describe(String value) {
         if (value == null) {
             return "null";
         }
-        String shown = value.length() > 40 ? value.substring(0, 40) + "... (" + value.length() + " characters)" : value;
-        return "'" + shown.replaceAll("\\p{Cntrl}", "?") + "'";
+        StringBuilder shown = new StringBuilder("'");
+        value.substring(0, Math.min(40, value.length())).codePoints()
+                .forEach(cp -> shown.appendCodePoint(TextRules.isPrintable(cp) ? cp : '?'));
+        if (value.length() > 40) {
+            shown.append("... (").append(value.length()).append(" characters)");
+        }
+        return shown.append('\'').toString();
     }
 }

@@ -326,12 +326,109 @@ class ApiHostileInputTest extends ServerTest {
         }
     }
 
+    /** Unknown routes and wrong methods answer with documented codes, never {@code http_404}. */
     @Test
     void unknownRoutesAndMethods() {
-        assertRejected(send(request("/api/nope", Role.ADMIN).GET().build()), 404);
-        assertRejected(send(request("/api/jobs", Role.ADMIN).PUT(HttpRequest.BodyPublishers.ofString("{}")).build()));
-        assertRejected(send(request("/api/jobs/1", Role.ADMIN).DELETE().build()));
-        assertRejected(send(request("/api/jobs/1", Role.ADMIN).method("PATCH", HttpRequest.BodyPublishers.ofString("{}"))
-                .build()));
+        for (Reply r : List.of(get("/api/nope", Role.ADMIN), get("/nope", Role.ADMIN), get("/api/jobs/1/nope", Role.ADMIN),
+                send(request("/api/nope").GET().build()))) {
+            assertRejected(r, 404);
+            assertThat(r.json().get("error").asText()).as(r.text()).isEqualTo("not_found");
+        }
+        for (Reply r : List.of(send(request("/api/jobs", Role.ADMIN).PUT(HttpRequest.BodyPublishers.ofString("{}")).build()),
+                send(request("/api/jobs/1", Role.ADMIN).DELETE().build()),
+                send(request("/api/jobs/1", Role.ADMIN).method("PATCH", HttpRequest.BodyPublishers.ofString("{}")).build()),
+                send(request("/api/stats", Role.ADMIN).POST(HttpRequest.BodyPublishers.noBody()).build()))) {
+            assertRejected(r, 405);
+            assertThat(r.json().get("error").asText()).as(r.text()).isEqualTo("method_not_allowed");
+        }
+    }
+
+    /**
+     * A lone UTF-16 surrogate (valid as a JSON escape, not as Unicode) in any text field is a 400:
+     * PgJDBC would have stored it as {@code ?}. The second enqueue of such a unique key is a 400
+     * too, where it used to loop against the database and answer 503.
+     */
+    @Test
+    void loneSurrogatesInEveryTextFieldAre400() {
+        List<String> bodies = List.of(
+                "{\"kind\":\"a\\ud800b\",\"payload\":{}}",
+                "{\"kind\":\"k\",\"payload\":{},\"uniqueKey\":\"x\\ud800\"}",
+                "{\"kind\":\"k\",\"payload\":{},\"tenant\":\"\\udfff\"}",
+                "{\"kind\":\"k\",\"payload\":{},\"queue\":\"q\\ud800\"}",
+                "{\"kind\":\"k\",\"payload\":{},\"metadata\":{\"trace\\ud800\":\"v\"}}",
+                "{\"kind\":\"k\",\"payload\":{},\"metadata\":{\"trace\":\"v\\udc00\"}}");
+        for (String body : bodies) {
+            assertRejected(postJson("/api/jobs", body), 400);
+            assertRejected(postJson("/api/jobs/batch", "{\"jobs\":[" + body + "]}"), 400);
+        }
+        for (int round = 0; round < 2; round++) {
+            Reply again = postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":{},\"uniqueKey\":\"x\\ud800\"}");
+            assertRejected(again, 400);
+            assertThat(again.json().get("message").asText()).contains("uniqueKey").contains("surrogate");
+        }
+        assertRejected(postJson("/api/dlq/retry", "{\"errorContains\":\"x\\ud800\"}"), 400);
+        assertRejected(postJson("/api/dlq/retry", "{\"kind\":\"\\ud800\"}"), 400);
+    }
+
+    /** Invisible and bidirectional characters would render misleadingly in the dashboard and the CLI. */
+    @Test
+    void invisibleOrBidirectionalKindsAre400() {
+        for (String kind : List.of("send\u200bemail", "\u202egnp.exe", "\ufeffk", "a\u00a0b", "a\u2028b", "k\u0378")) {
+            assertRejected(postJson("/api/jobs", json("kind", kind, "payload", Map.of())), 400);
+            assertRejected(get("/api/jobs?kind=" + URLEncoder.encode(kind, StandardCharsets.UTF_8), Role.VIEWER), 400);
+            assertRejected(get("/api/dlq?kind=" + URLEncoder.encode(kind, StandardCharsets.UTF_8), Role.VIEWER), 400);
+            assertRejected(postJson("/api/dlq/retry", json("kind", kind)), 400);
+        }
+    }
+
+    @Test
+    void timesOutsideTheDocumentedRangeAre400NotClamped() {
+        for (String runAt : List.of("+99999-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "1969-12-31T23:59:59Z",
+                "+10000-01-01T00:00:00Z")) {
+            Reply r = postJson("/api/jobs", json("kind", "k", "payload", Map.of(), "runAt", runAt));
+            assertRejected(r, 400);
+            assertThat(r.json().get("message").asText()).contains("1970-01-01T00:00:00Z").contains("9999-12-31T23:59:59Z");
+        }
+    }
+
+    /** Bodies are mapped to records without coercion: the 400 names the field, and a null where a value belongs is no 5xx. */
+    @Test
+    void wrongTypesAndNullsNameTheField() {
+        Map<String, String> cases = Map.of(
+                "{\"kind\":\"k\",\"payload\":{},\"priority\":\"5\"}", "'priority' must be a whole number",
+                "{\"kind\":\"k\",\"payload\":{},\"priority\":1.0}", "'priority' must be a whole number",
+                "{\"kind\":\"k\",\"payload\":{},\"maxAttempts\":2147483648}", "'maxAttempts' must be a whole number",
+                "{\"kind\":5,\"payload\":{}}", "'kind' must be a string",
+                "{\"kind\":\"k\",\"payload\":{},\"metadata\":{\"t\":1}}", "'metadata.t' must be a string",
+                "{\"kind\":\"k\",\"payload\":{},\"metadata\":{\"t\":null}}", "metadata.t must be a string",
+                "{\"kind\":\"k\",\"payload\":{},\"metadata\":[]}", "'metadata' must be an object of strings",
+                "{\"kind\":\"k\",\"payload\":{},\"bogus\":1}", "unknown field 'bogus'");
+        cases.forEach((body, message) -> {
+            Reply r = postJson("/api/jobs", body);
+            assertRejected(r, 400);
+            assertThat(r.json().get("message").asText()).as(body).contains(message);
+        });
+        Reply batch = postJson("/api/jobs/batch", "{\"jobs\":[{\"kind\":\"k\",\"payload\":{}},{\"kind\":\"k\",\"payload\":{},\"priority\":true}]}");
+        assertRejected(batch, 400);
+        assertThat(batch.json().get("message").asText()).contains("'jobs[1].priority' must be a whole number");
+        assertRejected(postJson("/api/jobs/batch", "{\"jobs\":[null]}"), 400);
+        assertRejected(postJson("/api/jobs/batch", "{\"jobs\":null}"), 400);
+        assertRejected(postJson("/api/dlq/retry", "{\"max\":null,\"ratePerSecond\":\"5\"}"), 400);
+        assertRejected(putJson("/api/queues/default/limits", "{\"maxRunning\":true}"), 400);
+    }
+
+    /** jsonb (and any record) would keep one of two equal keys and drop the other without a word. */    /** jsonb (and any record) would keep one of two equal keys and drop the other without a word. */
+    @Test
+    void duplicateJsonKeysAre400() {
+        assertRejected(postJson("/api/jobs", "{\"kind\":\"a\",\"kind\":\"b\",\"payload\":{}}"), 400);
+        assertRejected(postJson("/api/jobs", "{\"kind\":\"a\",\"payload\":{\"x\":1,\"x\":2}}"), 400);
+        assertRejected(postJson("/api/jobs", "{\"kind\":\"a\",\"payload\":{\"deep\":[{\"x\":1,\"x\":1}]}}"), 400);
+        assertRejected(postJson("/api/jobs", "{\"kind\":\"a\",\"payload\":{},\"metadata\":{\"t\":\"1\",\"t\":\"2\"}}"), 400);
+        assertRejected(postJson("/api/jobs/batch", "{\"jobs\":[{\"kind\":\"a\",\"payload\":{},\"payload\":{}}]}"), 400);
+        assertRejected(postJson("/api/dlq/retry", "{\"kind\":\"a\",\"kind\":\"b\"}"), 400);
+        assertRejected(putJson("/api/queues/default/limits", "{\"maxRunning\":1,\"maxRunning\":2}"), 400);
+        assertRejected(postJson("/api/session", "{\"token\":\"" + tokens.get(Role.ADMIN) + "\",\"token\":\"x\"}"), 400);
+        Reply r = postJson("/api/jobs", "{\"kind\":\"a\",\"kind\":\"b\",\"payload\":{}}");
+        assertThat(r.json().get("message").asText()).contains("twice");
     }
 }

@@ -86,6 +86,21 @@ class OpenApiTest extends ServerTest {
         assertThat(documented).as("documented operations that the server does not register").isEqualTo(registered);
     }
 
+    /** A client can rely on the list of codes: every code the server answers with is documented in both places. */
+    @Test
+    void everyErrorCodeIsDocumentedInTheOpenApiDocumentAndTheReadme() throws Exception {
+        String described = document().at("/components/schemas/Error/properties/error/description").asText();
+        String readme = java.nio.file.Files.readString(java.nio.file.Path.of("..", "README.md"));
+        for (String code : dev.docket.server.api.ApiErrors.CODES) {
+            assertThat(described).as("openapi.json Error.error lists %s", code).containsPattern("\\b" + code + "\\b");
+            assertThat(readme).as("README lists %s", code).contains("`" + code + "`");
+        }
+        for (int status = 400; status < 600; status++) {
+            assertThat(dev.docket.server.api.ApiErrors.CODES).as("the code for status %d", status)
+                    .contains(dev.docket.server.api.ApiErrors.codeFor(status));
+        }
+    }
+
     @Test
     void everyErrorResponseHasTheErrorShape() throws Exception {
         JsonNode paths = document().get("paths");

@@ -1,18 +1,13 @@
 package dev.docket.server.api;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.DeadJobGroup;
 import dev.docket.DeadJobQuery;
 import dev.docket.DeadJobReplay;
 import dev.docket.DocketAdmin;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 
 /**
  * {@code /api/dlq}: triage and controlled replay of the dead-letter table. A bulk replay runs at a
@@ -22,7 +17,6 @@ import java.util.Set;
  */
 public final class DlqApi {
 
-    private static final Set<String> REPLAY_FIELDS = Set.of("kind", "errorContains", "ratePerSecond", "max");
     /** Default replay rate, jobs per second. */
     public static final int DEFAULT_RATE = 100;
     /** Default and largest number of jobs one bulk replay takes. */
@@ -31,6 +25,11 @@ public final class DlqApi {
 
     private final DocketAdmin admin;
     private final Bodies bodies;
+
+    /** A bulk replay's progress, as {@code /api/dlq/replays/{id}} shows it. */
+    record View(long id, String state, String kind, String errorContains, int ratePerSecond, int matched,
+                int replayed) {
+    }
 
     public DlqApi(DocketAdmin admin, Bodies bodies) {
         this.admin = admin;
@@ -54,7 +53,7 @@ public final class DlqApi {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
-        ctx.json(Views.page("jobs", admin.deadJobs(query), query.limit()));
+        ctx.json(Views.page(admin.deadJobs(query), query.limit()));
     }
 
     private void groups(Context ctx) {
@@ -65,15 +64,7 @@ public final class DlqApi {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
-        ctx.json(Map.of("groups", groups.stream().map(g -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("kind", g.kind());
-            m.put("error", g.error());
-            m.put("count", g.count());
-            m.put("firstDiedAt", g.firstDiedAt());
-            m.put("lastDiedAt", g.lastDiedAt());
-            return m;
-        }).toList()));
+        ctx.json(new Views.Groups(groups.stream().map(Views::group).toList()));
     }
 
     private void retryOne(Context ctx) {
@@ -81,30 +72,26 @@ public final class DlqApi {
         if (admin.replayDead(List.of(id)).isEmpty()) {
             throw ApiException.notFound("no dead job " + id + " (or a live job holds its unique key)");
         }
-        ctx.json(Map.of("id", id, "state", "ready"));
+        ctx.json(new Views.JobStatus(id, "ready"));
+    }
+
+    /** {@code POST /api/dlq/retry}'s body: a filter (empty strings mean none) and a pace; every field optional. */
+    record ReplayRequest(String kind, String errorContains, Integer ratePerSecond, Integer max) {
     }
 
     private void replayMatching(Context ctx) {
-        JsonNode body = bodies.json(ctx);
-        if (!body.isObject()) {
-            throw ApiException.badRequest("the body must be a JSON object");
-        }
-        for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
-            String name = it.next();
-            if (!REPLAY_FIELDS.contains(name)) {
-                throw ApiException.badRequest("unknown field '" + JobRequests.clip(name) + "'; fields are " + REPLAY_FIELDS);
-            }
-        }
-        String kind = text(body, "kind");
-        String errorContains = text(body, "errorContains");
-        int rate = integer(body, "ratePerSecond", DEFAULT_RATE, 1, 10_000);
-        int max = integer(body, "max", DEFAULT_MAX, 1, LARGEST_MAX);
+        ReplayRequest body = bodies.read(ctx, ReplayRequest.class, "the body must be a JSON object");
+        String kind = Params.blankToNull(body.kind());
+        String errorContains = Params.blankToNull(body.errorContains());
+        int rate = integer("ratePerSecond", body.ratePerSecond(), DEFAULT_RATE, 1, 10_000);
+        int max = integer("max", body.max(), DEFAULT_MAX, 1, LARGEST_MAX);
         try {
             DeadJobQuery.all().withKind(kind).withErrorContains(errorContains);
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
-        DeadJobReplay replay = admin.startReplay(DeadJobQuery.all().withKind(kind).withErrorContains(errorContains), rate, max);
+        DeadJobReplay replay = admin.startReplay(DeadJobQuery.all().withKind(kind).withErrorContains(errorContains),
+                rate, max);
         ctx.status(202).json(view(replay));
     }
 
@@ -115,40 +102,18 @@ public final class DlqApi {
     }
 
     /** A replay's progress; the rate is a whole number, as the request gave it. */
-    private static Map<String, Object> view(DeadJobReplay replay) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("id", replay.id());
-        m.put("state", replay.state().name().toLowerCase(Locale.ROOT));
-        m.put("kind", replay.kind());
-        m.put("errorContains", replay.errorContains());
-        m.put("ratePerSecond", Math.round(replay.ratePerSecond()));
-        m.put("matched", replay.matched());
-        m.put("replayed", replay.replayed());
-        return m;
+    private static View view(DeadJobReplay replay) {
+        return new View(replay.id(), replay.state().name().toLowerCase(Locale.ROOT), replay.kind(),
+                replay.errorContains(), (int) Math.round(replay.ratePerSecond()), replay.matched(), replay.replayed());
     }
 
-    private static String text(JsonNode body, String field) {
-        JsonNode n = body.get(field);
-        if (n == null || n.isNull()) {
-            return null;
-        }
-        if (!n.isTextual()) {
-            throw ApiException.badRequest(field + " must be a string");
-        }
-        if (n.asText().indexOf('\0') >= 0) {
-            throw ApiException.badRequest(field + " must not contain NUL characters");
-        }
-        return n.asText().isEmpty() ? null : n.asText();
-    }
-
-    private static int integer(JsonNode body, String field, int otherwise, int min, int max) {
-        JsonNode n = body.get(field);
-        if (n == null || n.isNull()) {
+    private static int integer(String field, Integer value, int otherwise, int min, int max) {
+        if (value == null) {
             return otherwise;
         }
-        if (!n.isIntegralNumber() || !n.canConvertToInt() || n.asInt() < min || n.asInt() > max) {
+        if (value < min || value > max) {
             throw ApiException.badRequest(field + " must be a whole number from " + min + " to " + max);
         }
-        return n.asInt();
+        return value;
     }
 }

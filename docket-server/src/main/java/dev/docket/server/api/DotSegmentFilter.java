@@ -10,7 +10,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * Refuses request paths with {@code .} or {@code ..} segments (also percent-encoded, or with
@@ -20,13 +19,6 @@ import java.util.Map;
  */
 public final class DotSegmentFilter implements Filter {
 
-    private final Map<String, String> headers;
-
-    /** @param headers security headers to add to the error response */
-    public DotSegmentFilter(Map<String, String> headers) {
-        this.headers = Map.copyOf(headers);
-    }
-
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
@@ -34,9 +26,8 @@ public final class DotSegmentFilter implements Filter {
                 && hasDotSegment(http.getRequestURI())) {
             out.setStatus(400);
             out.setContentType("application/json");
-            headers.forEach(out::setHeader);
-            byte[] body = "{\"error\":\"bad_request\",\"message\":\"the path must not contain . or .. segments\"}"
-                    .getBytes(StandardCharsets.UTF_8);
+            SecurityHeaders.HEADERS.forEach(out::setHeader);
+            byte[] body = ApiErrors.json(400, "the path must not contain . or .. segments").getBytes(StandardCharsets.UTF_8);
             out.setContentLength(body.length);
             out.getOutputStream().write(body);
             return;

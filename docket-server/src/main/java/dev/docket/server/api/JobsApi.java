@@ -1,6 +1,5 @@
 package dev.docket.server.api;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.Docket;
 import dev.docket.Enqueued;
 import dev.docket.JobInfo;
@@ -9,11 +8,10 @@ import dev.docket.JobState;
 import dev.docket.NewJob;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /** {@code /api/jobs}: enqueue, look up, list, cancel and retry jobs. */
 public final class JobsApi {
@@ -38,25 +36,30 @@ public final class JobsApi {
         app.post("/api/jobs/{id}/retry", this::retry, Access.OPERATE);
     }
 
+    /** {@code POST /api/jobs}'s answer: the job, and whether this request inserted it. */
+    record EnqueuedJob(long id, boolean inserted, String state, String queue, String kind, Instant runAt) {
+    }
+
+    /** One job of {@code POST /api/jobs/batch}'s answer. */
+    record EnqueuedId(long id, boolean inserted) {
+    }
+
+    record EnqueuedBatch(List<EnqueuedId> jobs) {
+    }
+
     private void enqueue(Context ctx) {
-        NewJob job = JobRequests.parse(bodies.json(ctx));
+        NewJob job = JobRequests.parse(bodies.read(ctx, JobRequests.Job.class, "the body must be a JSON object"));
         Enqueued result = enqueueAll(List.of(job)).getFirst();
         JobInfo info = docket.job(result.id()).orElseThrow(() -> ApiException.conflict("the job finished already"));
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("id", result.id());
-        body.put("inserted", result.inserted());
-        body.put("state", Views.state(info.state()));
-        body.put("queue", info.queue());
-        body.put("kind", info.kind());
-        body.put("runAt", info.runAt());
-        ctx.status(result.inserted() ? 201 : 200).json(body);
+        ctx.status(result.inserted() ? 201 : 200).json(new EnqueuedJob(result.id(), result.inserted(),
+                Views.state(info.state()), info.queue(), info.kind(), info.runAt()));
     }
 
     private void enqueueBatch(Context ctx) {
-        JsonNode body = bodies.json(ctx);
-        JsonNode jobs = body.isObject() ? body.get("jobs") : null;
-        if (jobs == null || !jobs.isArray()) {
-            throw ApiException.badRequest("the body must be {\"jobs\": [ ... ]}");
+        String shape = "the body must be {\"jobs\": [ ... ]}";
+        List<JobRequests.Job> jobs = bodies.read(ctx, JobRequests.Batch.class, shape).jobs();
+        if (jobs == null) {
+            throw ApiException.badRequest(shape);
         }
         if (jobs.isEmpty() || jobs.size() > MAX_BATCH) {
             throw ApiException.badRequest("a batch holds 1 to " + MAX_BATCH + " jobs, was " + jobs.size());
@@ -64,18 +67,16 @@ public final class JobsApi {
         List<NewJob> parsed = new ArrayList<>();
         for (int i = 0; i < jobs.size(); i++) {
             try {
+                if (jobs.get(i) == null) {
+                    throw ApiException.badRequest("a job is a JSON object, not null");
+                }
                 parsed.add(JobRequests.parse(jobs.get(i)));
             } catch (ApiException e) {
                 throw ApiException.badRequest("jobs[" + i + "]: " + e.getMessage());
             }
         }
-        List<Map<String, Object>> out = enqueueAll(parsed).stream().map(r -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("id", r.id());
-            m.put("inserted", r.inserted());
-            return m;
-        }).toList();
-        ctx.status(201).json(Map.of("jobs", out));
+        ctx.status(201).json(new EnqueuedBatch(enqueueAll(parsed).stream()
+                .map(r -> new EnqueuedId(r.id(), r.inserted())).toList()));
     }
 
     private List<Enqueued> enqueueAll(List<NewJob> jobs) {
@@ -107,13 +108,13 @@ public final class JobsApi {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
-        ctx.json(Views.page("jobs", docket.admin().jobs(query), query.limit()));
+        ctx.json(Views.page(docket.admin().jobs(query), query.limit()));
     }
 
     private void cancel(Context ctx) {
         long id = pathId(ctx);
         if (docket.cancel(id)) {
-            ctx.json(Map.of("id", id, "state", "cancelled"));
+            ctx.json(new Views.JobStatus(id, "cancelled"));
             return;
         }
         JobInfo job = docket.job(id).orElseThrow(() -> ApiException.notFound("no job " + id));
@@ -124,7 +125,7 @@ public final class JobsApi {
         long id = pathId(ctx);
         if (docket.admin().retry(id)) {
             JobInfo job = docket.job(id).orElseThrow();
-            ctx.json(Map.of("id", id, "state", Views.state(job.state())));
+            ctx.json(new Views.JobStatus(id, Views.state(job.state())));
             return;
         }
         JobInfo job = docket.job(id).orElseThrow(() -> ApiException.notFound("no job " + id));

@@ -1,21 +1,12 @@
 package dev.docket.server.api;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.DocketAdmin;
 import dev.docket.JobOptions;
-import dev.docket.QueueSettings;
-import dev.docket.TenantRunning;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Set;
 
 /** {@code /api/queues}: cluster-wide queue settings (pause, caps) and who is running what. */
 public final class QueuesApi {
-
-    private static final Set<String> LIMIT_FIELDS = Set.of("maxRunning", "tenantMaxRunning");
 
     private final DocketAdmin admin;
     private final Bodies bodies;
@@ -32,11 +23,21 @@ public final class QueuesApi {
         app.put("/api/queues/{name}/limits", this::setLimits, Access.OPERATE);
     }
 
+    /** A queue paused or resumed. */
+    record Paused(String queue, boolean paused) {
+    }
+
+    /** {@code PUT /api/queues/{name}/limits}'s body: each cap null (or absent) for none. */
+    record Limits(Integer maxRunning, Integer tenantMaxRunning) {
+    }
+
+    /** A queue's caps as set. */
+    record QueueLimits(String queue, Integer maxRunning, Integer tenantMaxRunning) {
+    }
+
     private void list(Context ctx) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("queues", admin.queues().stream().map(QueuesApi::view).toList());
-        body.put("runningByTenant", admin.runningByTenant().stream().map(QueuesApi::view).toList());
-        ctx.json(body);
+        ctx.json(new Views.Queues(admin.queues().stream().map(Views::queue).toList(),
+                admin.runningByTenant().stream().map(Views::running).toList()));
     }
 
     private void setPaused(Context ctx, boolean paused) {
@@ -46,66 +47,33 @@ public final class QueuesApi {
         } else {
             admin.resumeQueue(name);
         }
-        ctx.json(Map.of("queue", name, "paused", paused));
+        ctx.json(new Paused(name, paused));
     }
 
     private void setLimits(Context ctx) {
         String name = queueName(ctx);
-        JsonNode body = bodies.json(ctx);
-        if (!body.isObject()) {
-            throw ApiException.badRequest("the body must be a JSON object");
-        }
-        for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
-            String field = it.next();
-            if (!LIMIT_FIELDS.contains(field)) {
-                throw ApiException.badRequest("unknown field '" + JobRequests.clip(field) + "'; fields are " + LIMIT_FIELDS);
-            }
-        }
-        Integer maxRunning = optionalInt(body, "maxRunning", 0);
-        Integer tenantMaxRunning = optionalInt(body, "tenantMaxRunning", 1);
+        Limits body = bodies.read(ctx, Limits.class, "the body must be a JSON object");
+        Integer maxRunning = optionalInt("maxRunning", body.maxRunning(), 0);
+        Integer tenantMaxRunning = optionalInt("tenantMaxRunning", body.tenantMaxRunning(), 1);
         admin.setQueueLimits(name, maxRunning, tenantMaxRunning);
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("queue", name);
-        out.put("maxRunning", maxRunning);
-        out.put("tenantMaxRunning", tenantMaxRunning);
-        ctx.json(out);
+        ctx.json(new QueueLimits(name, maxRunning, tenantMaxRunning));
     }
 
+    /** The queue named in the path, by the library's rule ({@link JobOptions.Builder#queue}). */
     private static String queueName(Context ctx) {
         String name = ctx.pathParam("name");
-        if (!JobOptions.QUEUE_NAME.matcher(name).matches()) {
-            throw ApiException.badRequest("a queue name is 1 to 128 characters of A-Z a-z 0-9 _ . : -, was '"
-                    + JobRequests.clip(name) + "'");
+        try {
+            JobOptions.builder().queue(name);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage());
         }
         return name;
     }
 
-    private static Integer optionalInt(JsonNode body, String field, int min) {
-        JsonNode n = body.get(field);
-        if (n == null || n.isNull()) {
-            return null;
-        }
-        if (!n.isIntegralNumber() || !n.canConvertToInt() || n.asInt() < min || n.asInt() > 1_000_000) {
+    private static Integer optionalInt(String field, Integer value, int min) {
+        if (value != null && (value < min || value > 1_000_000)) {
             throw ApiException.badRequest(field + " must be null or a whole number from " + min + " to 1000000");
         }
-        return n.asInt();
-    }
-
-    private static Map<String, Object> view(QueueSettings q) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("name", q.queue());
-        m.put("paused", q.paused());
-        m.put("maxRunning", q.maxRunning());
-        m.put("tenantMaxRunning", q.tenantMaxRunning());
-        m.put("updatedAt", q.updatedAt());
-        return m;
-    }
-
-    private static Map<String, Object> view(TenantRunning t) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("queue", t.queue());
-        m.put("tenant", t.tenant());
-        m.put("running", t.running());
-        return m;
+        return value;
     }
 }

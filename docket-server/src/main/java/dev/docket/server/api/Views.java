@@ -1,96 +1,141 @@
 package dev.docket.server.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.docket.DeadJobGroup;
 import dev.docket.JobError;
 import dev.docket.JobInfo;
 import dev.docket.JobState;
 import dev.docket.JobSummary;
+import dev.docket.QueueSettings;
 import dev.docket.QueueStats;
-import java.util.LinkedHashMap;
+import dev.docket.TenantRunning;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
-/** The JSON shapes of the API: plain maps in a stable field order. */
+/**
+ * The JSON shapes of the API's responses, as records Jackson writes in declaration order. Their
+ * field names are the API's contract (the dashboard and the OpenAPI document rely on them).
+ */
 public final class Views {
 
     private Views() {
     }
 
+    /** A state as the API spells it: lower case. */
     public static String state(JobState state) {
         return state.name().toLowerCase(Locale.ROOT);
     }
 
     /**
-     * One job: the fields of its summary, then the rest; its payload only when the caller may see
-     * it, else {@code payloadRedacted: true}.
+     * One job: the fields of its summary, then the rest; {@code payload} only when the caller may see
+     * it, else {@code payloadRedacted: true} (each is left out when the other is present).
      */
-    public static Map<String, Object> job(JobInfo j, boolean showPayload) {
-        Map<String, Object> m = summary(new JobSummary(j.id(), j.queue(), j.kind(), j.state(), j.priority(), j.attempt(),
-                j.maxAttempts(), j.runAt(), j.createdAt(), j.attemptedAt(), j.finishedAt(), j.tenant(), j.errors().size(),
-                j.deadReason()));
-        m.put("uniqueKey", j.uniqueKey());
-        m.put("lockedBy", j.lockedBy());
-        m.put("payloadVersion", j.payloadVersion());
-        m.put("metadata", new RawJson(j.metadata()));
-        if (showPayload) {
-            m.put("payload", new RawJson(j.payload()));
-        } else {
-            m.put("payloadRedacted", true);
+    public record Job(long id, String kind, String queue, String state, int priority, int attempt, int maxAttempts,
+                      Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt, String tenant,
+                      int errorCount, String deadReason, String uniqueKey, String lockedBy, int payloadVersion,
+                      RawJson metadata, @JsonInclude(JsonInclude.Include.NON_NULL) Object payload,
+                      @JsonInclude(JsonInclude.Include.NON_NULL) Boolean payloadRedacted, List<Error> errors) {
+
+        /** This view with {@code payload} in place of whatever it showed (the CLI prints the parsed payload). */
+        public Job withPayload(Object shown) {
+            return new Job(id, kind, queue, state, priority, attempt, maxAttempts, runAt, createdAt, attemptedAt,
+                    finishedAt, tenant, errorCount, deadReason, uniqueKey, lockedBy, payloadVersion, metadata, shown, null,
+                    errors);
         }
-        m.put("errors", j.errors().stream().map(Views::error).toList());
-        return m;
     }
 
-    private static Map<String, Object> error(JobError e) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("attempt", e.attempt());
-        m.put("at", e.at());
-        m.put("message", e.message());
-        m.put("worker", e.worker());
-        return m;
+    /** One failed attempt of a job. */
+    public record Error(int attempt, Instant at, String message, String worker) {
     }
 
-    public static Map<String, Object> summary(JobSummary j) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("id", j.id());
-        m.put("kind", j.kind());
-        m.put("queue", j.queue());
-        m.put("state", state(j.state()));
-        m.put("priority", j.priority());
-        m.put("attempt", j.attempt());
-        m.put("maxAttempts", j.maxAttempts());
-        m.put("runAt", j.runAt());
-        m.put("createdAt", j.createdAt());
-        m.put("attemptedAt", j.attemptedAt());
-        m.put("finishedAt", j.finishedAt());
-        m.put("tenant", j.tenant());
-        m.put("errorCount", j.errorCount());
-        m.put("deadReason", j.deadReason());
-        return m;
+    /** A listing row: no payload, no error texts. */
+    public record Summary(long id, String kind, String queue, String state, int priority, int attempt, int maxAttempts,
+                          Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt, String tenant,
+                          int errorCount, String deadReason) {
     }
 
     /** A page of summaries with the cursor of the next page ({@code null} on the last). */
-    public static Map<String, Object> page(String name, List<JobSummary> rows, int limit) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put(name, rows.stream().map(Views::summary).toList());
-        m.put("next", rows.size() == limit ? rows.getLast().id() : null);
-        return m;
+    public record Page(List<Summary> jobs, Long next) {
     }
 
-    public static Map<String, Object> stats(QueueStats s) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("queue", s.queue());
-        m.put("kind", s.kind());
-        m.put("scheduled", s.scheduled());
-        m.put("ready", s.ready());
-        m.put("running", s.running());
-        m.put("lagSeconds", s.oldestReadyAgeSeconds());
-        m.put("completedPerMinute", s.completedLastMinute());
-        m.put("failedPerMinute", s.failedLastMinute());
-        m.put("dead", s.dead());
-        m.put("deadLast24h", s.deadLast24h());
-        m.put("pickupP50Millis", s.pickupP50Millis());
-        m.put("pickupP99Millis", s.pickupP99Millis());
-        return m;
+    /** A job's id and state after an operation on it. */
+    public record JobStatus(long id, String state) {
+    }
+
+    /** One queue and kind's numbers. */
+    public record Stats(String queue, String kind, long scheduled, long ready, long running, double lagSeconds,
+                        long completedPerMinute, long failedPerMinute, long dead, long deadLast24h,
+                        Double pickupP50Millis, Double pickupP99Millis) {
+    }
+
+    /** {@code GET /api/stats}: every queue and kind with jobs. */
+    public record StatsList(List<Stats> queues) {
+    }
+
+    /** Dead jobs grouped by kind and the first line of their last error. */
+    public record Group(String kind, String error, long count, Instant firstDiedAt, Instant lastDiedAt) {
+    }
+
+    /** {@code GET /api/dlq/groups}: largest groups first. */
+    public record Groups(List<Group> groups) {
+    }
+
+    /** A queue's cluster-wide settings. */
+    public record Queue(String name, boolean paused, Integer maxRunning, Integer tenantMaxRunning, Instant updatedAt) {
+    }
+
+    /** How many jobs of one tenant run in a queue now. */
+    public record Running(String queue, String tenant, long running) {
+    }
+
+    /** {@code GET /api/queues}. */
+    public record Queues(List<Queue> queues, List<Running> runningByTenant) {
+    }
+
+    /** The view of a job; its payload only if {@code showPayload}. */
+    public static Job job(JobInfo j, boolean showPayload) {
+        return new Job(j.id(), j.kind(), j.queue(), state(j.state()), j.priority(), j.attempt(), j.maxAttempts(),
+                j.runAt(), j.createdAt(), j.attemptedAt(), j.finishedAt(), j.tenant(), j.errors().size(), j.deadReason(),
+                j.uniqueKey(), j.lockedBy(), j.payloadVersion(), new RawJson(j.metadata()),
+                showPayload ? new RawJson(j.payload()) : null, showPayload ? null : Boolean.TRUE,
+                j.errors().stream().map(Views::error).toList());
+    }
+
+    private static Error error(JobError e) {
+        return new Error(e.attempt(), e.at(), e.message(), e.worker());
+    }
+
+    /** The view of a listing row. */
+    public static Summary summary(JobSummary j) {
+        return new Summary(j.id(), j.kind(), j.queue(), state(j.state()), j.priority(), j.attempt(), j.maxAttempts(),
+                j.runAt(), j.createdAt(), j.attemptedAt(), j.finishedAt(), j.tenant(), j.errorCount(), j.deadReason());
+    }
+
+    /** A page of rows; a full page has a next cursor (its last id), a short one has none. */
+    public static Page page(List<JobSummary> rows, int limit) {
+        return new Page(rows.stream().map(Views::summary).toList(), rows.size() == limit ? rows.getLast().id() : null);
+    }
+
+    /** The view of one queue and kind's statistics. */
+    public static Stats stats(QueueStats s) {
+        return new Stats(s.queue(), s.kind(), s.scheduled(), s.ready(), s.running(), s.oldestReadyAgeSeconds(),
+                s.completedLastMinute(), s.failedLastMinute(), s.dead(), s.deadLast24h(), s.pickupP50Millis(),
+                s.pickupP99Millis());
+    }
+
+    /** The view of a group of dead jobs. */
+    public static Group group(DeadJobGroup g) {
+        return new Group(g.kind(), g.error(), g.count(), g.firstDiedAt(), g.lastDiedAt());
+    }
+
+    /** The view of a queue's settings. */
+    public static Queue queue(QueueSettings q) {
+        return new Queue(q.queue(), q.paused(), q.maxRunning(), q.tenantMaxRunning(), q.updatedAt());
+    }
+
+    /** The view of one tenant's running count. */
+    public static Running running(TenantRunning t) {
+        return new Running(t.queue(), t.tenant(), t.running());
     }
 }

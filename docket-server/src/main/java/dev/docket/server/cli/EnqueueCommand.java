@@ -1,9 +1,11 @@
 package dev.docket.server.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.docket.Enqueued;
 import dev.docket.JobOptions;
 import dev.docket.NewJob;
@@ -31,9 +33,13 @@ import picocli.CommandLine.Spec;
                 "      --payload '{\"to\":\"ada@example.com\"}' --delay 10m"})
 final class EnqueueCommand implements Callable<Integer> {
 
-    /** Reads payloads as the API does: exact decimals, so no number changes on its way to the database. */
-    static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    /**
+     * Reads payloads as the API does: exact decimals, so no number changes on its way to the
+     * database, and a duplicate field name is an error (jsonb would keep only one of the values).
+     */
+    static final ObjectMapper JSON = JsonMapper.builder().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
 
     @Spec
     CommandSpec spec;
@@ -141,7 +147,9 @@ final class EnqueueCommand implements Callable<Integer> {
         try {
             node = JSON.readTree(text);
         } catch (JsonProcessingException e) {
-            throw CommandFailure.usage("--payload is not valid JSON (line " + e.getLocation().getLineNr() + ", column "
+            String what = e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate field")
+                    ? "has a field name twice" : "is not valid JSON";
+            throw CommandFailure.usage("--payload " + what + " (line " + e.getLocation().getLineNr() + ", column "
                     + e.getLocation().getColumnNr() + ")");
         }
         if (node == null || node.isMissingNode()) {

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.docket.JobInfo;
 import dev.docket.server.api.Views;
 import java.io.PrintWriter;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -45,9 +44,7 @@ final class JobCommand implements Callable<Integer> {
                     + database.schema + " (it may have been pruned after its retention)"));
         }
         PrintWriter out = spec.commandLine().getOut();
-        Map<String, Object> view = Views.job(job, true);
-        view.put("payload", JSON.readTree(job.payload()));
-        out.println(JSON.writeValueAsString(view));
+        out.println(JSON.writeValueAsString(Views.job(job, true).withPayload(JSON.readTree(job.payload()))));
         out.flush();
         return 0;
     }

@@ -26,9 +26,12 @@ final class QueueCommand implements Callable<Integer> {
         throw CommandFailure.usage("give a subcommand: `docket queue list`, `pause NAME`, `resume NAME` or `limits NAME`");
     }
 
+    /** The library's rule ({@link JobOptions.Builder#queue}); its message shows the name without unprintable characters. */
     static String checkName(String name) {
-        if (!JobOptions.QUEUE_NAME.matcher(name).matches()) {
-            throw CommandFailure.usage("a queue name is 1 to 128 characters of A-Z a-z 0-9 _ . : -, was '" + name + "'");
+        try {
+            JobOptions.builder().queue(name);
+        } catch (IllegalArgumentException e) {
+            throw CommandFailure.usage(e.getMessage());
         }
         return name;
     }

@@ -7,7 +7,6 @@ import dev.docket.server.api.Views;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -40,7 +39,7 @@ final class StatsCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-                    .writeValueAsString(Map.of("queues", stats.stream().map(Views::stats).toList())));
+                    .writeValueAsString(new Views.StatsList(stats.stream().map(Views::stats).toList())));
             out.flush();
             return 0;
         }

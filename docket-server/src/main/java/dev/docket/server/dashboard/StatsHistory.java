@@ -19,7 +19,7 @@ import java.util.function.LongSupplier;
 public final class StatsHistory {
 
     /** Completed and failed jobs of one queue in the minute before a sample. */
-    record QueueRate(String queue, long completedPerMinute, long failedPerMinute) {
+    public record QueueRate(String queue, long completedPerMinute, long failedPerMinute) {
     }
 
     private record Sample(long atNanos, List<QueueRate> queues) {
@@ -64,31 +64,26 @@ public final class StatsHistory {
      * The JSON shape of {@code GET /api/stats/history}: {@code {windowSeconds, samples: [{secondsAgo,
      * queues: [{queue, completedPerMinute, failedPerMinute}]}]}}, oldest sample first.
      */
-    public Map<String, Object> view() {
+    public record View(long windowSeconds, List<Point> samples) {
+    }
+
+    /** One sample, aged in seconds on the server's clock. */
+    public record Point(double secondsAgo, List<QueueRate> queues) {
+    }
+
+    /** The samples within the window, oldest first. */
+    public View view() {
         List<Sample> copy;
         synchronized (samples) {
             copy = new ArrayList<>(samples);
         }
         long now = nanoClock.getAsLong();
-        List<Map<String, Object>> out = new ArrayList<>(copy.size());
+        List<Point> out = new ArrayList<>(copy.size());
         for (Sample s : copy) {
-            if (now - s.atNanos() > window.toNanos()) {
-                continue;
+            if (now - s.atNanos() <= window.toNanos()) {
+                out.add(new Point(Math.max(0, (now - s.atNanos()) / 1_000_000) / 1000.0, s.queues()));
             }
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("secondsAgo", Math.max(0, (now - s.atNanos()) / 1_000_000) / 1000.0);
-            m.put("queues", s.queues().stream().map(q -> {
-                Map<String, Object> r = new LinkedHashMap<>();
-                r.put("queue", q.queue());
-                r.put("completedPerMinute", q.completedPerMinute());
-                r.put("failedPerMinute", q.failedPerMinute());
-                return r;
-            }).toList());
-            out.add(m);
         }
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("windowSeconds", window.toSeconds());
-        body.put("samples", out);
-        return body;
+        return new View(window.toSeconds(), out);
     }
 }

@@ -180,6 +180,39 @@ class CliTest extends DocketTest {
         assertFails(cli(db("enqueue", "--kind", "digest", "--payload", "{}", "--unique-for", "1d")), 2, "uniqueKey");
     }
 
+    /**
+     * Text the database would store differently (a lone surrogate becomes {@code ?}), names that
+     * render misleadingly, times outside the documented range and duplicate JSON keys: each is one
+     * {@code docket: ...} line and exit status 2, and nothing is stored.
+     */
+    @Test
+    void enqueueRefusesTextItCannotStoreAsGiven() {
+        docket();
+        List<List<String>> bad = List.of(
+                List.of("--kind", "a\ud800b"),
+                List.of("--kind", "k", "--unique-key", "x\ud800"),
+                List.of("--kind", "k", "--tenant", "\udfff"),
+                List.of("--kind", "k", "--queue", "q\ud800"),
+                List.of("--kind", "send\u200bemail"),
+                List.of("--kind", "\u202egnp.exe"),
+                List.of("--kind", "a\u00a0b"),
+                List.of("--kind", "k", "--run-at", "+99999-01-01T00:00:00Z"),
+                List.of("--kind", "k", "--run-at", "0001-01-01T00:00:00Z"));
+        for (List<String> args : bad) {
+            List<String> all = new ArrayList<>(List.of("enqueue", "--payload", "{}"));
+            all.addAll(args);
+            Run r = cli(db(all.toArray(String[]::new)));
+            assertFails(r, 2, "");
+            assertThat(r.err()).as("the message shows no unprintable character").doesNotContain("\ud800", "\udfff",
+                    "\u200b", "\u202e", "\u00a0");
+        }
+        Run twice = cli(db("enqueue", "--kind", "k", "--payload", "{\"to\":1,\"to\":2}"));
+        assertFails(twice, 2, "twice");
+        assertFails(cli(db("queue", "pause", "q\u202e")), 2, "queue");
+        assertFails(cli(db("dlq", "list", "--kind", "k\u200b")), 2, "kind");
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isZero();
+    }
+
     @Test
     void enqueueLaterWithDelayOrRunAt(@TempDir Path dir) throws Exception {
         Docket docket = docket();

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import dev.docket.QueueStats;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -19,9 +18,8 @@ class StatsHistoryTest {
         return new QueueStats(queue, kind, 0, 0, 0, 0, completed, failed, 0, 0, null, null);
     }
 
-    @SuppressWarnings("unchecked")
-    private List<Map<String, Object>> samples() {
-        return (List<Map<String, Object>>) history.view().get("samples");
+    private List<StatsHistory.Point> samples() {
+        return history.view().samples();
     }
 
     /** Kinds are summed per queue; samples are served oldest first, aged by the server's monotonic clock. */
@@ -32,14 +30,13 @@ class StatsHistoryTest {
         history.record(List.of(stats("default", "a", 12, 0)));
         clock.addAndGet(Duration.ofMillis(1500).toNanos());
 
-        List<Map<String, Object>> samples = samples();
+        List<StatsHistory.Point> samples = samples();
         assertThat(samples).hasSize(2);
-        assertThat(samples.get(0).get("secondsAgo")).isEqualTo(6.5);
-        assertThat(samples.get(1).get("secondsAgo")).isEqualTo(1.5);
-        assertThat(samples.get(0).get("queues")).isEqualTo(List.of(
-                Map.of("queue", "default", "completedPerMinute", 15L, "failedPerMinute", 3L),
-                Map.of("queue", "mail", "completedPerMinute", 7L, "failedPerMinute", 0L)));
-        assertThat(history.view().get("windowSeconds")).isEqualTo(3600L);
+        assertThat(samples.get(0).secondsAgo()).isEqualTo(6.5);
+        assertThat(samples.get(1).secondsAgo()).isEqualTo(1.5);
+        assertThat(samples.get(0).queues()).containsExactly(new StatsHistory.QueueRate("default", 15, 3),
+                new StatsHistory.QueueRate("mail", 7, 0));
+        assertThat(history.view().windowSeconds()).isEqualTo(3600L);
     }
 
     /** Samples older than the window are forgotten, on record and on read. */
@@ -53,7 +50,7 @@ class StatsHistoryTest {
         assertThat(samples()).hasSize(1);
         history.record(List.of());
         assertThat(samples()).hasSize(2);
-        assertThat(samples().getLast().get("queues")).isEqualTo(List.of());
+        assertThat(samples().getLast().queues()).isEmpty();
     }
 
     @Test

@@ -1,0 +1,69 @@
+package dev.docket.server.api;
+
+import dev.docket.Docket;
+import dev.docket.server.metrics.QueueMetrics;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * The operational endpoints: {@code /health} (the process answers), {@code /ready} (the database
+ * answers and its schema is the version this server needs), {@code /metrics} (Prometheus),
+ * {@code /api/stats} and the OpenAPI document.
+ */
+public final class StatusApi {
+
+    record Health(String status) {
+    }
+
+    record Ready(String status, int schemaVersion) {
+    }
+
+    private final Docket docket;
+    private final QueueMetrics metrics;
+
+    /** Reads readiness and statistics from {@code docket}, and serves {@code metrics}. */
+    public StatusApi(Docket docket, QueueMetrics metrics) {
+        this.docket = docket;
+        this.metrics = metrics;
+    }
+
+    /** Adds the routes; health, readiness and the OpenAPI document are public. */
+    public void register(Javalin app) {
+        app.get("/health", ctx -> ctx.json(new Health("ok")), Access.PUBLIC);
+        app.get("/ready", this::ready, Access.PUBLIC);
+        app.get("/metrics", ctx -> ctx.contentType(metrics.contentType()).result(metrics.scrape()), Access.READ);
+        app.get("/api/openapi.json", StatusApi::openApi, Access.PUBLIC);
+        app.get("/api/stats", this::stats, Access.READ);
+    }
+
+    private void ready(Context ctx) {
+        int version;
+        try {
+            version = docket.schemaVersion();
+        } catch (RuntimeException e) {
+            ApiErrors.write(ctx, 503, "not_ready", "database unreachable");
+            return;
+        }
+        if (version != Docket.supportedSchemaVersion()) {
+            ApiErrors.write(ctx, 503, "not_ready", "schema " + docket.schema() + " is at version " + version
+                    + ", this server needs " + Docket.supportedSchemaVersion() + ": run `docket migrate`");
+            return;
+        }
+        ctx.json(new Ready("ready", version));
+    }
+
+    private void stats(Context ctx) {
+        ctx.json(new Views.StatsList(docket.admin().stats().stream().map(Views::stats).toList()));
+    }
+
+    private static void openApi(Context ctx) throws IOException {
+        try (InputStream in = StatusApi.class.getResourceAsStream("/openapi.json")) {
+            if (in == null) {
+                throw ApiException.notFound("no OpenAPI document in this build");
+            }
+            ctx.contentType("application/json").result(in.readAllBytes());
+        }
+    }
+}
