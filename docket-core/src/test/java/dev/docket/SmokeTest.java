@@ -17,12 +17,11 @@ class SmokeTest extends DocketTest {
     void enqueuedJobRunsAndCompletes() throws Exception {
         Docket docket = docket();
         CountDownLatch ran = new CountDownLatch(1);
-        closeAfter(docket.worker().queue("default", 2)
+        worker(docket, w -> w.queue("default", 2)
                 .handler("greet", Greeting.class, (g, ctx) -> {
                     assertThat(g.name()).isEqualTo("ada");
                     ran.countDown();
-                })
-                .start());
+                }));
         long id = docket.enqueue("greet", new Greeting("ada"));
         assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
         JobInfo job = awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
