@@ -37,6 +37,20 @@ class JobOptionsTest {
         }
     }
 
+    /** An error quotes a bad value shortened to 40 characters, with control characters shown as '?'. */
+    @Test
+    void errorsQuoteTheValueShortenedAndPrintable() {
+        assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().queue(null))
+                .withMessageEndingWith(", was null");
+        String forty = "x".repeat(39) + " ";
+        assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().queue(forty))
+                .withMessageEndingWith(", was '" + forty + "'");
+        assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().queue(forty + "tail"))
+                .withMessageEndingWith(", was '" + forty + "... (44 characters)'");
+        assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().queue("a\nb\u0007"))
+                .withMessageEndingWith(", was 'a?b?'");
+    }
+
     @Test
     void priorityIsASmallint() {
         assertThat(JobOptions.builder().priority(Short.MIN_VALUE).build().priority()).isEqualTo(-32768);
@@ -81,7 +95,7 @@ class JobOptionsTest {
         String longest = "k".repeat(JobOptions.MAX_KEY_LENGTH);
         assertThat(JobOptions.builder().uniqueKey(longest).tenant(longest).build().uniqueKey()).isEqualTo(longest);
         assertThat(JobOptions.builder().uniqueKey(null).tenant(null).build().tenant()).isNull();
-        for (String bad : new String[] {"", longest + "k", "nul\0"}) {
+        for (String bad : new String[] {"", longest + "k", "nul\0", "\0nul"}) {
             assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().uniqueKey(bad))
                     .withMessageContaining("uniqueKey");
             assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().tenant(bad))
@@ -110,13 +124,15 @@ class JobOptionsTest {
         assertThat(b.build().metadata()).hasSize(32).containsEntry("k0", "replaced");
 
         assertThat(JobOptions.builder().metadata("k".repeat(64), "v".repeat(512)).build().metadata()).hasSize(1);
-        for (String badKey : new String[] {null, "", "k".repeat(65), "a\0b"}) {
+        for (String badKey : new String[] {null, "", "k".repeat(65), "a\0b", "\0b"}) {
             assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().metadata(badKey, "v"))
                     .withMessageContaining("metadata key");
         }
         assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().metadata("k", "v".repeat(513)))
                 .withMessageContaining("metadata value");
         assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().metadata("k", "a\0b"))
+                .withMessageContaining("metadata value");
+        assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().metadata("k", "\0b"))
                 .withMessageContaining("metadata value");
         assertThatNullPointerException().isThrownBy(() -> JobOptions.builder().metadata("k", null));
     }

@@ -53,6 +53,12 @@ class CronSlotsTest {
     }
 
     @Test
+    void anEnqueuerWithoutSchedulesIsEmpty() {
+        assertThat(new CronEnqueuer(null, List.of()).isEmpty()).isTrue();
+        assertThat(new CronEnqueuer(null, List.of(every("* * * * *", "UTC"))).isEmpty()).isFalse();
+    }
+
+    @Test
     void slotsFollowTheScheduleZone() {
         CronEnqueuer.Schedule threeInKolkata = every("0 3 * * *", "Asia/Kolkata");
 
