@@ -106,9 +106,12 @@ final class DemoPostgres implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        Optional<ProcessHandle> postmaster = postmaster(run.resolve("data"));
         try {
             postgres.close();
         } finally {
+            // pg_ctl returns once the pid file is gone, a moment before the postmaster has exited.
+            postmaster.ifPresent(DemoPostgres::stop);
             lockChannel.close();
             // The server is stopped: the watchdog finds nothing to stop and deletes the run directory.
             releaseWatchdog(watchdog);
@@ -174,28 +177,35 @@ final class DemoPostgres implements AutoCloseable {
     }
 
     private static void stopPostmaster(Path data) throws IOException {
+        postmaster(data).ifPresent(DemoPostgres::stop);
+    }
+
+    /** The running postmaster of {@code data}, from its pid file. */
+    private static Optional<ProcessHandle> postmaster(Path data) throws IOException {
         Path pidFile = data.resolve("postmaster.pid");
         if (!Files.exists(pidFile)) {
-            return;
+            return Optional.empty();
         }
-        Optional<ProcessHandle> postmaster;
         try (Stream<String> lines = Files.lines(pidFile)) {
-            postmaster = lines.findFirst().map(String::strip).filter(s -> s.matches("\\d+")).map(Long::parseLong)
+            return lines.findFirst().map(String::strip).filter(s -> s.matches("\\d+")).map(Long::parseLong)
                     .flatMap(ProcessHandle::of)
                     .filter(p -> p.info().command().map(c -> c.endsWith("postgres")).orElse(false));
         }
-        if (postmaster.isEmpty()) {
-            return;
-        }
-        ProcessHandle p = postmaster.get();
+    }
+
+    /** Asks the postmaster for a fast shutdown unless it is exiting already, waits, and kills it if it must. */
+    private static void stop(ProcessHandle postmaster) {
         try {
+            if (!postmaster.isAlive()) {
+                return;
+            }
             // SIGINT is PostgreSQL's fast shutdown; ProcessHandle can send only TERM (which waits for clients) and KILL.
-            new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
-            p.onExit().get(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            new ProcessBuilder("kill", "-INT", Long.toString(postmaster.pid())).start().waitFor();
+            postmaster.onExit().get(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
-            p.destroyForcibly();
+            postmaster.destroyForcibly();
         }
     }
 
