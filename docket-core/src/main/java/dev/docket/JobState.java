@@ -19,16 +19,4 @@ public enum JobState {
     public boolean isLive() {
         return this == SCHEDULED || this == READY || this == RUNNING;
     }
-
-    static JobState fromColumn(String value) {
-        return switch (value) {
-            case "scheduled" -> SCHEDULED;
-            case "ready" -> READY;
-            case "running" -> RUNNING;
-            case "completed" -> COMPLETED;
-            case "cancelled" -> CANCELLED;
-            case "dead" -> DEAD;
-            default -> throw new IllegalStateException("unknown job state in the database: " + value);
-        };
-    }
 }

@@ -157,8 +157,8 @@ class MigrationTest extends DocketTest {
 
         assertThat(docket.schemaVersion()).isEqualTo(Docket.supportedSchemaVersion());
         CountDownLatch ran = new CountDownLatch(1);
-        closeAfter(docket.worker().queue("default", 1)
-                .handler("k", JsonNode.class, (payload, ctx) -> ran.countDown()).start());
+        worker(docket, w -> w.queue("default", 1)
+                .handler("k", JsonNode.class, (payload, ctx) -> ran.countDown()));
         long id = docket.enqueue("k", null);
         assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
         awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
@@ -171,8 +171,8 @@ class MigrationTest extends DocketTest {
     void theSqlFunctionEnqueuesInTheCallersTransactionAndAWorkerRunsTheJob() throws Exception {
         Docket docket = docket();
         ConcurrentHashMap<Long, JsonNode> ran = new ConcurrentHashMap<>();
-        Worker worker = closeAfter(docket.worker().queue("default", 1).pollInterval(Duration.ofSeconds(60))
-                .handler("k", JsonNode.class, (payload, ctx) -> ran.put(ctx.jobId(), payload)).start());
+        Worker worker = worker(docket, w -> w.queue("default", 1).pollInterval(Duration.ofSeconds(60))
+                .handler("k", JsonNode.class, (payload, ctx) -> ran.put(ctx.jobId(), payload)));
         await().atMost(Duration.ofSeconds(5)).until(worker::isListening);
 
         long id;

@@ -90,4 +90,23 @@ class RetryPolicyTest {
                 .withMessageContaining("jitter must be between 0 and 1");
         assertThat(RetryPolicy.defaults()).isEqualTo(new RetryPolicy(20, Duration.ofSeconds(1), Duration.ofHours(1), 0.2));
     }
+
+    /** The smallest valid values: one attempt, a cap equal to the base, no jitter or full jitter. */
+    @Test
+    void boundaryValuesAreAccepted() {
+        RetryPolicy once = new RetryPolicy(1, Duration.ofMillis(1), Duration.ofMillis(1), 0);
+        assertThat(once.maxAttempts()).isEqualTo(1);
+        assertThat(once.backoff(5, 0.5)).isEqualTo(Duration.ofMillis(1));
+        assertThat(once.withJitter(1).jitter()).isEqualTo(1);
+    }
+
+    /** Each wither changes its own values and keeps the others. */
+    @Test
+    void withersChangeOnlyTheirValues() {
+        assertThat(policy.withMaxAttempts(3)).isEqualTo(new RetryPolicy(3, Duration.ofSeconds(1), Duration.ofHours(1), 0.2));
+        assertThat(policy.withBackoff(Duration.ofSeconds(2), Duration.ofMinutes(1)))
+                .isEqualTo(new RetryPolicy(20, Duration.ofSeconds(2), Duration.ofMinutes(1), 0.2));
+        assertThat(policy.withJitter(0.5)).isEqualTo(new RetryPolicy(20, Duration.ofSeconds(1), Duration.ofHours(1), 0.5));
+        assertThatIllegalArgumentException().isThrownBy(() -> policy.withMaxAttempts(0));
+    }
 }

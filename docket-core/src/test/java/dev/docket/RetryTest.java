@@ -30,15 +30,14 @@ class RetryTest extends DocketTest {
         Docket docket = docket(b -> b.retryPolicy("flaky",
                 new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(2), 0.5)));
         AtomicInteger calls = new AtomicInteger();
-        closeAfter(docket.worker().queue("default", 4).workerId("retry-worker")
+        worker(docket, w -> w.queue("default", 4).workerId("retry-worker")
                 .maintenanceInterval(Duration.ofMillis(50))
                 .handler("flaky", JsonNode.class, (payload, ctx) -> {
                     calls.incrementAndGet();
                     if (ctx.attempt() < 3) {
                         throw new RuntimeException("flaky failure on attempt " + ctx.attempt());
                     }
-                })
-                .start());
+                }));
 
         long id = docket.enqueue("flaky", null);
         JobInfo job = awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(15));
@@ -65,12 +64,11 @@ class RetryTest extends DocketTest {
         Duration cap = Duration.ofSeconds(25);
         double jitter = 0.5;
         Docket docket = docket(b -> b.retryPolicy("failing", new RetryPolicy(10, base, cap, jitter)));
-        closeAfter(docket.worker().queue("default", 20)
+        worker(docket, w -> w.queue("default", 20)
                 .maintenanceInterval(Duration.ofMillis(50))
                 .handler("failing", JsonNode.class, (payload, ctx) -> {
                     throw new IllegalStateException("always fails");
-                })
-                .start());
+                }));
         docket.enqueueAll(IntStream.range(0, 20).mapToObj(i -> NewJob.of("failing", null)).toList());
 
         for (int attempt = 1; attempt <= 3; attempt++) {
@@ -97,11 +95,10 @@ class RetryTest extends DocketTest {
     @Test
     void permanentFailureGoesStraightToDeadLetterTable() {
         Docket docket = docket();
-        closeAfter(docket.worker().queue("default", 2)
+        worker(docket, w -> w.queue("default", 2)
                 .handler("charge", JsonNode.class, (payload, ctx) -> {
                     throw new PermanentJobFailure("customer 17 was deleted");
-                })
-                .start());
+                }));
 
         long id = docket.enqueue("charge", null);
         JobInfo job = awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(10));
@@ -124,13 +121,12 @@ class RetryTest extends DocketTest {
         Docket docket = docket(b -> b.retryPolicy("doomed",
                 new RetryPolicy(10, Duration.ofMillis(10), Duration.ofMillis(20), 0)));
         AtomicInteger calls = new AtomicInteger();
-        closeAfter(docket.worker().queue("default", 2)
+        worker(docket, w -> w.queue("default", 2)
                 .maintenanceInterval(Duration.ofMillis(50))
                 .handler("doomed", JsonNode.class, (payload, ctx) -> {
                     calls.incrementAndGet();
                     throw new IllegalStateException("doomed attempt " + ctx.attempt());
-                })
-                .start());
+                }));
 
         long id = docket.enqueue("doomed", null, JobOptions.builder().maxAttempts(3).build());
         JobInfo job = awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(15));
@@ -153,9 +149,8 @@ class RetryTest extends DocketTest {
     void payloadThatDoesNotMapDiesWithoutLeakingIt() {
         Docket docket = docket();
         AtomicInteger calls = new AtomicInteger();
-        closeAfter(docket.worker().queue("default", 2)
-                .handler("count", Count.class, (payload, ctx) -> calls.incrementAndGet())
-                .start());
+        worker(docket, w -> w.queue("default", 2)
+                .handler("count", Count.class, (payload, ctx) -> calls.incrementAndGet()));
 
         long id = docket.enqueue("count", Map.of("n", "secret-7f3a9"));
         JobInfo job = awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(10));
@@ -172,10 +167,9 @@ class RetryTest extends DocketTest {
     @Test
     void payloadMappingErrorDoesNotLeakMapKeys() {
         Docket docket = docket();
-        closeAfter(docket.worker().queue("default", 2)
+        worker(docket, w -> w.queue("default", 2)
                 .handler("scores", Scores.class, (payload, ctx) -> {
-                })
-                .start());
+                }));
 
         long id = docket.enqueue("scores", Map.of("byName", Map.of("alice@example.com", "not-a-number")));
         JobInfo job = awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(10));
@@ -192,10 +186,9 @@ class RetryTest extends DocketTest {
     void jobWithoutHandlerIsRetriedNotLost() {
         Docket docket = docket(b -> b.retryPolicy("orphan",
                 new RetryPolicy(20, Duration.ofHours(1), Duration.ofHours(2), 0)));
-        closeAfter(docket.worker().queue("default", 2).workerId("no-orphans")
+        worker(docket, w -> w.queue("default", 2).workerId("no-orphans")
                 .handler("known", JsonNode.class, (payload, ctx) -> {
-                })
-                .start());
+                }));
 
         long id = docket.enqueue("orphan", null);
         JobInfo job = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))

@@ -29,7 +29,7 @@ class UniqueScopeTest extends DocketTest {
         Docket docket = docket();
         Enqueued first = docket.enqueueWithResult("digest", new Digest("ada"), daily("digest:ada:2026-11-25"));
         assertThat(first.inserted()).isTrue();
-        closeAfter(docket.worker().queue("default", 1).handler("digest", Digest.class, (d, ctx) -> { }).start());
+        worker(docket, w -> w.queue("default", 1).handler("digest", Digest.class, (d, ctx) -> { }));
         awaitState(docket, first.id(), JobState.COMPLETED, Duration.ofSeconds(10));
 
         Enqueued again = docket.enqueueWithResult("digest", new Digest("ada"), daily("digest:ada:2026-11-25"));

@@ -29,7 +29,8 @@ import org.HdrHistogram.Histogram;
 public final class Bench {
 
     static final List<String> ALL_SYSTEMS = List.of("docket", "raw", "db-scheduler", "jobrunr");
-    static final List<String> ALL_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup", "soak");
+    static final List<String> ALL_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup", "soak",
+            "fairness");
     static final List<String> DEFAULT_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup");
 
     record Options(List<String> systems, List<String> scenarios, int jobs, int reps, boolean quick,
@@ -176,7 +177,7 @@ public final class Bench {
             return "ms";
         } else if (metric.endsWith("kB")) {
             return "kB";
-        } else if (metric.startsWith("backlog")) {
+        } else if (metric.startsWith("backlog") || metric.endsWith("jobs")) {
             return "jobs";
         }
         return "jobs/s";
@@ -204,6 +205,7 @@ public final class Bench {
                 case "pickup" -> pickup(sut);
                 case "steady" -> steady(sut, system, config, concurrency, ds);
                 case "soak" -> soak(sut, system, config, concurrency, ds);
+                case "fairness" -> TenantFairness.run(((DocketSut) sut).docket(), 2 * o.jobs(), config);
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario + "; known: " + ALL_SCENARIOS);
             };
         } finally {
@@ -603,7 +605,8 @@ public final class Bench {
     static final String HELP = """
             Usage: bin/bench [options]   (or: docket bench [options])
               --systems LIST            docket,raw,db-scheduler,jobrunr (default: all)
-              --scenarios LIST          bulk,single,drain,steady,pickup,soak (default: all but soak)
+              --scenarios LIST          bulk,single,drain,steady,pickup,soak,fairness (default: all but soak
+                                        and fairness)
               --jobs N                  jobs for bulk and drain (default 100000; 5000 with --short)
               --reps N                  repetitions, the median is reported (default 3; 1 with --short)
               --concurrency LIST        worker concurrencies for drain (default 8,64)
@@ -616,5 +619,7 @@ public final class Bench {
             Scenarios: bulk = enqueue N jobs in chunks of 1,000; single = one job per transaction from 4
             producers; drain = N pre-enqueued no-op jobs, jobs/s until the live table is empty; steady =
             producers at 70% of the drain rate measured before; pickup = single jobs 20 ms apart on an idle
-            queue, enqueue commit to handler start; soak = half the drain rate for --soak-duration.""";
+            queue, enqueue commit to handler start; soak = half the drain rate for --soak-duration; fairness
+            (Docket only) = a flood of 2 x N jobs by one tenant, 1,000 of another behind it, with a tenant cap
+            of 4 and without: when the calm tenant's last job started, and how many flood jobs ran first.""";
 }

@@ -36,7 +36,7 @@ final class DbSchedulerSut implements Sut {
 
     @Override
     public List<String> configs(String scenario) {
-        return List.of("lock-and-fetch");
+        return scenario.equals("fairness") ? List.of() : List.of("lock-and-fetch"); // no tenant caps to compare
     }
 
     @Override

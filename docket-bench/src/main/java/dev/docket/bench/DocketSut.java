@@ -28,6 +28,7 @@ final class DocketSut implements Sut {
     public List<String> configs(String scenario) {
         return switch (scenario) {
             case "drain", "steady", "soak" -> List.of("default", "delete");
+            case "fairness" -> List.of(TenantFairness.CAPPED, TenantFairness.UNCAPPED);
             default -> List.of("default");
         };
     }
@@ -41,6 +42,10 @@ final class DocketSut implements Sut {
         }
         docket = b.build();
         docket.migrate();
+    }
+
+    Docket docket() {
+        return docket;
     }
 
     @Override

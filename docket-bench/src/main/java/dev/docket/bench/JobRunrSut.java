@@ -38,7 +38,7 @@ final class JobRunrSut implements Sut {
 
     @Override
     public List<String> configs(String scenario) {
-        return List.of("poll " + POLL.toMillis() + "ms");
+        return scenario.equals("fairness") ? List.of() : List.of("poll " + POLL.toMillis() + "ms"); // no tenant caps
     }
 
     @Override

@@ -44,6 +44,7 @@ final class RawSut implements Sut {
     public List<String> configs(String scenario) {
         return switch (scenario) {
             case "drain", "steady", "soak" -> List.of("B=10", "B=100");
+            case "fairness" -> List.of(); // no tenants, nothing to compare
             default -> List.of("B=10");
         };
     }

@@ -8,14 +8,17 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Keeps the harness working: a short run for Docket and raw SQL yields a row per system and scenario. No speed. */
+/**
+ * Keeps the harness working: a short run for Docket and raw SQL yields a row per system and scenario, and
+ * Docket's fairness rows for both configurations. No speed.
+ */
 class BenchShortTest {
 
     @Test
     void shortRunProducesARowPerSystemAndScenario(@TempDir Path out) throws Exception {
         List<String> scenarios = List.of("bulk", "single", "drain", "steady", "pickup");
         Bench.Options options = Bench.parse(new String[]{"--short", "--systems", "docket,raw", "--scenarios",
-                String.join(",", scenarios), "--jobs", "2000", "--concurrency", "8", "--out", out.toString()});
+                String.join(",", scenarios) + ",fairness", "--jobs", "2000", "--concurrency", "8", "--out", out.toString()});
 
         List<Bench.Row> rows = new Bench(options).run();
 
@@ -32,6 +35,13 @@ class BenchShortTest {
                 assertThat(rows).noneSatisfy(r -> assertThat(r.metric()).startsWith("error"));
             }
         }
+        for (String config : List.of(TenantFairness.CAPPED, TenantFairness.UNCAPPED)) {
+            assertThat(rows).as("fairness %s", config).filteredOn(r -> r.scenario().equals("fairness"))
+                    .filteredOn(r -> r.config().equals(config)).extracting(Bench.Row::metric)
+                    .containsExactly("calm tenant's last start ms", "flood started before it, jobs");
+        }
+        assertThat(rows).filteredOn(r -> r.scenario().equals("fairness")).extracting(Bench.Row::system)
+                .containsOnly("docket");
         assertThat(out.resolve("results.md")).exists();
         assertThat(Files.readString(out.resolve("results.json"))).contains("\"results\"");
         assertThat(Files.readString(out.resolve("chart.svg"))).startsWith("<svg");

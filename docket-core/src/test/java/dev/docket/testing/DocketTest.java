@@ -3,6 +3,7 @@ package dev.docket.testing;
 import dev.docket.Docket;
 import dev.docket.JobInfo;
 import dev.docket.JobState;
+import dev.docket.Worker;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -54,6 +55,15 @@ public abstract class DocketTest {
         Docket docket = settings.apply(Docket.builder(dataSource()).schema(schema)).build();
         docket.migrate();
         return closeAfter(docket);
+    }
+
+    /**
+     * Starts a worker on {@code docket} with what {@code setup} declares (queues, handlers, intervals),
+     * closed after the test (before its Docket). For example
+     * {@code worker(docket, w -> w.queue("default", 4).handler("k", Task.class, (t, ctx) -> { }))}.
+     */
+    protected Worker worker(Docket docket, UnaryOperator<Worker.Builder> setup) {
+        return closeAfter(setup.apply(docket.worker()).start());
     }
 
     protected <T extends AutoCloseable> T closeAfter(T closeable) {

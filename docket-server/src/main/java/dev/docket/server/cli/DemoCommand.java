@@ -5,11 +5,11 @@ import dev.docket.QueueStats;
 import dev.docket.server.DocketServer;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.TokenStore;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
@@ -24,6 +24,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /**
  * {@code docket demo}: everything on one machine. Embedded PostgreSQL, the server with a generated
@@ -38,7 +40,8 @@ import picocli.CommandLine.Spec;
                 "",
                 "Kill a worker with kill -9 PID (the pids are printed): its running jobs come back after the lease "
                         + "and the demo starts a new worker 5 s later. Ctrl-C stops everything: the workers "
-                        + "drain, then the server and PostgreSQL stop. The database is deleted on exit."})
+                        + "drain, then the server and PostgreSQL stop. The database is deleted on exit, and PostgreSQL "
+                        + "stops even when the demo is killed with kill -9."})
 final class DemoCommand implements Callable<Integer> {
 
     private static final String HOST = "127.0.0.1";
@@ -84,16 +87,22 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Deque<AutoCloseable> started = new ArrayDeque<>();
         lifetime.begin("demo");
+        // SIGINT stops the demo like SIGTERM, with a clean exit. A JVM that inherited SIGINT ignored (started
+        // with & from a script, other than through bin/docket) cannot handle it: say so instead of staying deaf.
+        Signal interrupt = new Signal("INT");
+        SignalHandler previous = Signal.handle(interrupt, signal -> lifetime.stop());
+        if (previous == SignalHandler.SIG_IGN) {
+            say(out, "[demo] this process was started with SIGINT ignored, so Ctrl-C cannot stop it: use kill "
+                    + ProcessHandle.current().pid() + " (SIGTERM), or start it with bin/docket");
+        }
         try {
             say(out, "Starting embedded PostgreSQL 18 (the first run unpacks it) ...");
-            EmbeddedPostgres pg = EmbeddedPostgres.builder()
-                    .setRegisterShutdownHook(false)
+            DemoPostgres pg = DemoPostgres.start(Path.of(System.getProperty("java.io.tmpdir")), b -> b
                     .setPGStartupWait(Duration.ofSeconds(60))
                     .setServerConfig("fsync", "off")
-                    .setServerConfig("max_connections", "200")
-                    .start();
+                    .setServerConfig("max_connections", "200"), line -> say(out, line));
             started.push(pg);
-            String jdbcUrl = pg.getJdbcUrl("postgres", "postgres");
+            String jdbcUrl = pg.postgres().getJdbcUrl("postgres", "postgres");
             DemoHandlers demo = new DemoHandlers();
             Database db = Database.open(DatabaseUrl.parse(jdbcUrl), SCHEMA, 12, "docket-demo", demo::configure);
             started.push(db);
@@ -117,7 +126,7 @@ final class DemoCommand implements Callable<Integer> {
             started.push(traffic);
             traffic.start();
 
-            banner(out, server, token, jdbcUrl, processes);
+            banner(out, server, token, jdbcUrl, pg.runDirectory(), processes);
             while (!lifetime.awaitStop(Duration.ofSeconds(15))) {
                 status(out, docket, processes);
             }
@@ -125,6 +134,7 @@ final class DemoCommand implements Callable<Integer> {
         } finally {
             closeAll(started, out);
             say(out, "[demo] stopped.");
+            Signal.handle(interrupt, previous);
             lifetime.end();
         }
         return 0;
@@ -144,7 +154,8 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private void banner(PrintWriter out, DocketServer server, String token, String jdbcUrl, WorkerProcesses processes) {
+    private void banner(PrintWriter out, DocketServer server, String token, String jdbcUrl, Path runDirectory,
+                        WorkerProcesses processes) {
         String pids = processes.pids().entrySet().stream()
                 .map(e -> "worker-" + e.getKey() + " pid " + e.getValue()).collect(Collectors.joining(", "));
         say(out, String.join("\n",
@@ -155,7 +166,8 @@ final class DemoCommand implements Callable<Integer> {
                 "  Login token  " + token + "   (admin; generated for this run)",
                 "",
                 "  API          curl -H 'Authorization: Bearer " + token + "' " + server.baseUrl() + "/api/stats",
-                "  Database     " + jdbcUrl + "  (schema " + SCHEMA + "; deleted on exit)",
+                "  Database     " + jdbcUrl + "  (schema " + SCHEMA + ")",
+                "               in " + runDirectory + ", stopped and deleted when the demo ends, however it ends",
                 "               e.g. docket stats --database-url '" + jdbcUrl + "'",
                 "  Workers      " + (pids.isEmpty() ? "none" : pids) + "  (separate JVMs, lease " + Converters.format(lease) + ")",
                 "               kill -9 one: its jobs come back after the lease; a new worker starts "

@@ -2,9 +2,8 @@ package dev.docket.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.docket.server.cli.CliRunner.Run;
 import java.io.OutputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -14,7 +13,6 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code docket bench} hands its arguments to the benchmark jar in a JVM of its own and passes its
@@ -39,17 +37,8 @@ class BenchCommandTest {
 
     private final Map<String, String> env = new HashMap<>();
 
-    record Run(int exit, String out, String err) {
-    }
-
     private Run cli(String... args) {
-        CommandLine cl = DocketCommand.commandLine(new DocketCommand(env::get));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int exit = cl.execute(args);
-        return new Run(exit, out.toString(), err.toString());
+        return CliRunner.run(env, args);
     }
 
     /** A jar whose manifest runs {@link FakeBench} from this module's test classes. */

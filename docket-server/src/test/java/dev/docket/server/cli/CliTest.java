@@ -8,10 +8,9 @@ import dev.docket.Docket;
 import dev.docket.JobState;
 import dev.docket.PermanentJobFailure;
 import dev.docket.Worker;
+import dev.docket.server.cli.CliRunner.Run;
 import dev.docket.server.spi.HandlerProvider;
 import dev.docket.testing.DocketTest;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,7 +31,6 @@ import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** The {@code docket} command, run in-process against the test database. */
 class CliTest extends DocketTest {
@@ -41,33 +39,8 @@ class CliTest extends DocketTest {
 
     private final Map<String, String> env = new HashMap<>();
 
-    /** What one run printed, and its exit status. */
-    record Run(int exit, String out, String err) {
-    }
-
-    /** A command line as {@code main} builds it, with this test's environment and captured output. */
-    private final class Cli {
-        final CommandLine commandLine = DocketCommand.commandLine(new DocketCommand(env::get));
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-
-        Cli() {
-            commandLine.setOut(new PrintWriter(out, true));
-            commandLine.setErr(new PrintWriter(err, true));
-        }
-
-        Run run(String... args) {
-            int exit = commandLine.execute(args);
-            return new Run(exit, out.toString(), err.toString());
-        }
-
-        <T> T command(String name) {
-            return commandLine.getSubcommands().get(name).getCommand();
-        }
-    }
-
     private Run cli(String... args) {
-        return new Cli().run(args);
+        return CliRunner.run(env, args);
     }
 
     /** The arguments with this test's database and schema appended. */
@@ -412,7 +385,7 @@ class CliTest extends DocketTest {
         Path services = dir.resolve("META-INF/services/" + HandlerProvider.class.getName());
         Files.createDirectories(services.getParent());
         Files.writeString(services, "# test provider\n" + RecordingHandlers.class.getName() + "\n");
-        Cli cli = new Cli();
+        CliRunner cli = new CliRunner(env);
         WorkerCommand command = cli.command("worker");
         AtomicInteger exit = new AtomicInteger(-1);
         Thread thread = Thread.ofPlatform().start(() -> exit.set(cli.run(db("worker", "--queue", "default=4",
@@ -443,7 +416,7 @@ class CliTest extends DocketTest {
     @Test
     void serveAnswersWithTheGeneratedTokenUntilStopped() throws Exception {
         docket();
-        Cli cli = new Cli();
+        CliRunner cli = new CliRunner(env);
         ServeCommand command = cli.command("serve");
         AtomicInteger exit = new AtomicInteger(-1);
         Thread thread = Thread.ofPlatform().start(() -> exit.set(cli.run(db("serve", "--port", "0")).exit()));

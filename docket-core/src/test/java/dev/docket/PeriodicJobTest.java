@@ -1,0 +1,60 @@
+package dev.docket;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
+
+import com.cronutils.model.field.CronFieldName;
+import java.time.ZoneId;
+import org.junit.jupiter.api.Test;
+
+/** How a PeriodicJob reads its name and cron expression, without a database. */
+class PeriodicJobTest {
+
+    @Test
+    void fiveFieldsAreCrontabAndSixPutSecondsFirst() {
+        PeriodicJob nightly = PeriodicJob.of("nightly", "0 3 * * *", "report", null);
+        assertThat(nightly.zone()).isEqualTo(ZoneId.of("UTC"));
+        assertThat(nightly.options()).isEqualTo(JobOptions.defaults());
+        assertThat(nightly.parsedCron().retrieve(CronFieldName.HOUR).getExpression().asString()).isEqualTo("3");
+        assertThat(nightly.parsedCron().retrieveFieldsAsMap()).doesNotContainKey(CronFieldName.SECOND);
+
+        PeriodicJob everyTen = PeriodicJob.of("every-10s", "  */10 * * * * *  ", "tick", null);
+        assertThat(everyTen.parsedCron().retrieve(CronFieldName.SECOND).getExpression().asString()).isEqualTo("*/10");
+    }
+
+    @Test
+    void badExpressionsSayWhatIsWrong() {
+        assertThatIllegalArgumentException().isThrownBy(() -> PeriodicJob.of("x", null, "k", null))
+                .withMessage("cron expression must not be empty");
+        assertThatIllegalArgumentException().isThrownBy(() -> PeriodicJob.of("x", "   ", "k", null))
+                .withMessage("cron expression must not be empty");
+        assertThatIllegalArgumentException().isThrownBy(() -> PeriodicJob.of("x", "* * * *", "k", null))
+                .withMessageContaining("5 fields").withMessageContaining("had 4");
+        assertThatIllegalArgumentException().isThrownBy(() -> PeriodicJob.of("x", "* * * * * * *", "k", null))
+                .withMessageContaining("had 7");
+        assertThatIllegalArgumentException().isThrownBy(() -> PeriodicJob.of("x", "61 * * * *", "k", null))
+                .withMessageStartingWith("invalid cron expression '61 * * * *': ");
+        assertThatIllegalArgumentException().isThrownBy(() -> PeriodicJob.of("x", "0 0 25 * * *", "k", null))
+                .withMessageStartingWith("invalid cron expression");
+    }
+
+    @Test
+    void namesAreShortIdentifiers() {
+        assertThat(PeriodicJob.of("a-Z_0.9:x", "* * * * *", "k", null).name()).isEqualTo("a-Z_0.9:x");
+        assertThat(PeriodicJob.of("n".repeat(128), "* * * * *", "k", null).name()).hasSize(128);
+        for (String bad : new String[] {null, "", "n".repeat(129), "bad name", "naïve"}) {
+            assertThatIllegalArgumentException().as("%s", bad).isThrownBy(() -> PeriodicJob.of(bad, "* * * * *", "k", null))
+                    .withMessageContaining("periodic job name");
+        }
+    }
+
+    @Test
+    void zoneOptionsAndKindAreRequired() {
+        assertThatNullPointerException().isThrownBy(() -> new PeriodicJob("x", "* * * * *", null, "k", null,
+                JobOptions.defaults())).withMessage("zone");
+        assertThatNullPointerException().isThrownBy(() -> new PeriodicJob("x", "* * * * *", ZoneId.of("UTC"), "k", null,
+                null)).withMessage("options");
+        assertThatIllegalArgumentException().isThrownBy(() -> PeriodicJob.of("x", "* * * * *", "", null));
+    }
+}

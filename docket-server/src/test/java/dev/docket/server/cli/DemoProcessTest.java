@@ -1,0 +1,133 @@
+package dev.docket.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code docket demo} as a process of its own, the way scripts and CI run it, leaves nothing behind:
+ * killed with SIGKILL, its PostgreSQL, its worker and its directory go away by themselves; SIGINT stops it
+ * cleanly. Each demo gets a temporary directory of its own, so other demos on this machine are neither
+ * seen nor touched. A demo started in the background of a script (SIGINT ignored) is stopped with SIGINT
+ * through {@code bin/docket} by {@code .ci/demo-smoke}, which needs the built jar.
+ */
+@Timeout(240)
+class DemoProcessTest {
+
+    private static final Pattern RUN_DIRECTORY = Pattern.compile("\\n\\s+in (/\\S+), stopped and deleted");
+    private static final Pattern WORKER_PID = Pattern.compile("worker-1 pid (\\d+)");
+
+    @TempDir
+    Path tmp;
+
+    private Process demo;
+
+    /** What a running demo printed in its banner, and the processes it started. */
+    record Started(Path runDirectory, ProcessHandle postgres, ProcessHandle worker) {
+    }
+
+    @AfterEach
+    void killWhatIsLeft() {
+        if (demo != null) {
+            demo.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aDemoKilledWithSigkillLeavesNoPostgresWorkerOrDirectoryBehind() throws Exception {
+        demo = startDemo();
+        Started started = awaitBanner();
+
+        demo.destroyForcibly();
+
+        Awaitility.await("PostgreSQL stopped after the demo was killed").atMost(Duration.ofSeconds(60))
+                .until(() -> !started.postgres().isAlive());
+        Awaitility.await("the worker exited with its parent").atMost(Duration.ofSeconds(60))
+                .until(() -> !started.worker().isAlive());
+        Awaitility.await("the run directory deleted").atMost(Duration.ofSeconds(30))
+                .until(() -> !Files.exists(started.runDirectory()));
+    }
+
+    @Test
+    void sigintStopsTheDemoCleanly() throws Exception {
+        demo = startDemo();
+        Started started = awaitBanner();
+
+        new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).inheritIO().start().waitFor();
+
+        Awaitility.await("the demo exited after SIGINT").atMost(Duration.ofSeconds(120)).until(() -> !demo.isAlive());
+        assertThat(demo.exitValue()).as(log()).isZero();
+        assertThat(log()).contains("[demo] stopping").contains("[demo] stopped.");
+        assertThat(started.postgres().isAlive()).isFalse();
+        assertThat(started.worker().isAlive()).isFalse();
+        assertThat(started.runDirectory()).doesNotExist();
+    }
+
+    private Process startDemo() throws IOException {
+        List<String> command = new ArrayList<>();
+        // As bin/docket starts it: with SIGINT at its default even when this test runs in the background.
+        command.addAll(List.of("env", "--default-signal=INT"));
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-Djava.io.tmpdir=" + tmp,
+                // The PostgreSQL binaries stay where every run unpacks them, not in each test's directory.
+                "-Dot.epg.working-dir=" + Path.of(System.getProperty("java.io.tmpdir"), "embedded-pg"),
+                "-cp", System.getProperty("java.class.path"),
+                DocketCommand.class.getName(), "demo", "--port", Integer.toString(freePort()), "--workers", "1",
+                "--jobs-per-second", "5"));
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(tmp.resolve("demo.log").toFile())
+                .start();
+    }
+
+    private Started awaitBanner() {
+        Matcher run = Awaitility.await("the demo's banner").atMost(Duration.ofSeconds(150))
+                .until(() -> {
+                    assertThat(demo.isAlive()).as("the demo is running; its output: %s", log()).isTrue();
+                    return RUN_DIRECTORY.matcher(log());
+                }, Matcher::find);
+        Matcher worker = WORKER_PID.matcher(log());
+        assertThat(worker.find()).as(log()).isTrue();
+        Path runDirectory = Path.of(run.group(1));
+        assertThat(runDirectory).startsWith(tmp);
+        ProcessHandle postgres = postmaster(runDirectory).orElseThrow();
+        assertThat(postgres.isAlive()).isTrue();
+        return new Started(runDirectory, postgres, ProcessHandle.of(Long.parseLong(worker.group(1))).orElseThrow());
+    }
+
+    private static Optional<ProcessHandle> postmaster(Path runDirectory) {
+        try {
+            String pid = Files.readAllLines(runDirectory.resolve("data/postmaster.pid")).getFirst().strip();
+            return ProcessHandle.of(Long.parseLong(pid));
+        } catch (IOException e) {
+            throw new IllegalStateException("no postmaster.pid in " + runDirectory, e);
+        }
+    }
+
+    private String log() {
+        try {
+            return Files.readString(tmp.resolve("demo.log"));
+        } catch (IOException e) {
+            return "(no output: " + e + ")";
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
