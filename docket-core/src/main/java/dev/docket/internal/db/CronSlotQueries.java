@@ -9,29 +9,25 @@ import java.util.Optional;
 public final class CronSlotQueries {
 
     private final Jdbc jdbc;
+    private final Statements sql;
     private final JobInsertQueries jobs;
     private final QueueQueries queues;
-    private final String find;
-    private final String init;
-    private final String advance;
 
     CronSlotQueries(Jdbc jdbc, Statements sql, JobInsertQueries jobs, QueueQueries queues) {
         this.jdbc = jdbc;
+        this.sql = sql;
         this.jobs = jobs;
         this.queues = queues;
-        this.find = sql.get("cronSlotFind");
-        this.init = sql.get("cronSlotInit");
-        this.advance = sql.get("cronSlotAdvance");
     }
 
     /** The last enqueued slot of a periodic job, or empty when it was never seen. */
     public Optional<Instant> find(String name) throws SQLException {
-        return jdbc.first(find, p -> p.text(name), rs -> Jdbc.instant(rs, "last_slot"));
+        return jdbc.first(sql.get("cronSlotFind"), p -> p.text(name), rs -> Jdbc.instant(rs, "last_slot"));
     }
 
     /** Records a periodic job seen for the first time as having enqueued up to {@code slot}. */
     public void init(String name, Instant slot) throws SQLException {
-        jdbc.update(init, p -> p.text(name).timestamptz(slot));
+        jdbc.update(sql.get("cronSlotInit"), p -> p.text(name).timestamptz(slot));
     }
 
     /**
@@ -40,7 +36,7 @@ public final class CronSlotQueries {
      */
     public boolean enqueueSlot(String name, Instant slot, InsertRow row) throws SQLException {
         return jdbc.transaction(c -> {
-            if (Jdbc.update(c, advance, p -> p.timestamptz(slot).text(name).timestamptz(slot)) == 0) {
+            if (Jdbc.update(c, sql.get("cronSlotAdvance"), p -> p.timestamptz(slot).text(name).timestamptz(slot)) == 0) {
                 return false;
             }
             if (jobs.insertMany(c, List.of(row)).getFirst().ready()) {

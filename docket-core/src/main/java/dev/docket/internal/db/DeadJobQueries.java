@@ -10,17 +10,11 @@ import java.util.List;
 public final class DeadJobQueries {
 
     private final Jdbc jdbc;
-    private final String list;
-    private final String groups;
-    private final String replay;
-    private final String deleteExpired;
+    private final Statements sql;
 
     DeadJobQueries(Jdbc jdbc, Statements sql) {
         this.jdbc = jdbc;
-        this.list = sql.get("deadJobList");
-        this.groups = sql.get("deadJobGroups");
-        this.replay = sql.get("deadJobReplay");
-        this.deleteExpired = sql.get("deadJobDeleteExpired");
+        this.sql = sql;
     }
 
     /**
@@ -28,14 +22,14 @@ public final class DeadJobQueries {
      * (ignoring case) in one of their error messages or their reason; null filters match all.
      */
     public List<JobSummary> list(String kind, String errorContains, Long before, int limit) throws SQLException {
-        return jdbc.list(list, p -> p.text(kind).text(kind)
+        return jdbc.list(sql.get("deadJobList"), p -> p.text(kind).text(kind)
                 .text(errorContains).text(errorContains).text(errorContains)
                 .int8(before == null ? Long.MAX_VALUE : before).int4(limit), JobQueries::summary);
     }
 
     /** Dead jobs grouped by kind and error, largest groups first. */
     public List<DeadJobGroup> groups(String kind, int limit) throws SQLException {
-        return jdbc.list(groups, p -> p.text(kind).text(kind).int4(limit),
+        return jdbc.list(sql.get("deadJobGroups"), p -> p.text(kind).text(kind).int4(limit),
                 rs -> new DeadJobGroup(rs.getString("kind"), rs.getString("error"), rs.getLong("jobs"),
                         Jdbc.instant(rs, "first_died_at"), Jdbc.instant(rs, "last_died_at")));
     }
@@ -45,11 +39,11 @@ public final class DeadJobQueries {
         if (ids.isEmpty()) {
             return List.of();
         }
-        return jdbc.list(replay, p -> p.array("bigint", ids), rs -> rs.getLong("id"));
+        return jdbc.list(sql.get("deadJobReplay"), p -> p.array("bigint", ids), rs -> rs.getLong("id"));
     }
 
     /** Deletes up to {@code limit} dead jobs older than {@code retention}; returns how many. */
     public int deleteExpired(Duration retention, int limit) throws SQLException {
-        return jdbc.update(deleteExpired, p -> p.int8(retention.toMillis()).int4(limit));
+        return jdbc.update(sql.get("deadJobDeleteExpired"), p -> p.int8(retention.toMillis()).int4(limit));
     }
 }

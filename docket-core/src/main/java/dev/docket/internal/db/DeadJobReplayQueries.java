@@ -16,27 +16,17 @@ public final class DeadJobReplayQueries {
     }
 
     private final Jdbc jdbc;
-    private final String start;
-    private final String turn;
-    private final String advance;
-    private final String find;
-    private final String list;
-    private final String deleteFinished;
+    private final Statements sql;
 
     DeadJobReplayQueries(Jdbc jdbc, Statements sql) {
         this.jdbc = jdbc;
-        this.start = sql.get("deadJobReplayStart");
-        this.turn = sql.get("deadJobReplayTurn");
-        this.advance = sql.get("deadJobReplayAdvance");
-        this.find = sql.get("deadJobReplayFind");
-        this.list = sql.get("deadJobReplayList");
-        this.deleteFinished = sql.get("deadJobReplayDeleteFinished");
+        this.sql = sql;
     }
 
     /** Records a new replay of the dead jobs matching the filter (see {@link dev.docket.DocketAdmin#startReplay}). */
     public DeadJobReplay start(String kind, String errorContains, Long before, double ratePerSecond, int max)
             throws SQLException {
-        return jdbc.first(start, p -> p.text(kind).text(kind)
+        return jdbc.first(sql.get("deadJobReplayStart"), p -> p.text(kind).text(kind)
                         .text(errorContains).text(errorContains).text(errorContains)
                         .int8(before == null ? Long.MAX_VALUE : before).int4(max)
                         .text(kind).text(errorContains).int8(before).float8(ratePerSecond).int4(max),
@@ -45,29 +35,29 @@ public final class DeadJobReplayQueries {
 
     /** Gives every running replay its turn: the jobs it earned since its last (see the statement). */
     public List<Turn> turn() throws SQLException {
-        return jdbc.list(turn, Jdbc.NO_PARAMETERS, rs -> new Turn(rs.getLong("id"), rs.getString("kind"),
+        return jdbc.list(sql.get("deadJobReplayTurn"), Jdbc.NO_PARAMETERS, rs -> new Turn(rs.getLong("id"), rs.getString("kind"),
                 rs.getString("error_contains"), nullableLong(rs, "next_before"), rs.getInt("remaining"),
                 rs.getDouble("credit")));
     }
 
     /** Records a replay's progress after a turn; {@code finished} ends it. */
     public void advance(long id, int scanned, int replayed, Long nextBefore, boolean finished) throws SQLException {
-        jdbc.update(advance, p -> p.int4(scanned).int4(replayed).int8(nextBefore).int4(scanned)
+        jdbc.update(sql.get("deadJobReplayAdvance"), p -> p.int4(scanned).int4(replayed).int8(nextBefore).int4(scanned)
                 .bool(finished).bool(finished).int8(id));
     }
 
     public Optional<DeadJobReplay> find(long id) throws SQLException {
-        return jdbc.first(find, p -> p.int8(id), DeadJobReplayQueries::replay);
+        return jdbc.first(sql.get("deadJobReplayFind"), p -> p.int8(id), DeadJobReplayQueries::replay);
     }
 
     /** The newest replays first, at most {@code limit}. */
     public List<DeadJobReplay> list(int limit) throws SQLException {
-        return jdbc.list(list, p -> p.int4(limit), DeadJobReplayQueries::replay);
+        return jdbc.list(sql.get("deadJobReplayList"), p -> p.int4(limit), DeadJobReplayQueries::replay);
     }
 
     /** Deletes the replays that finished more than {@code retention} ago; returns how many. */
     public int deleteFinished(Duration retention) throws SQLException {
-        return jdbc.update(deleteFinished, p -> p.int8(retention.toMillis()));
+        return jdbc.update(sql.get("deadJobReplayDeleteFinished"), p -> p.int8(retention.toMillis()));
     }
 
     private static DeadJobReplay replay(ResultSet rs) throws SQLException {

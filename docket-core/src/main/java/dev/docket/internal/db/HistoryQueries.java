@@ -7,22 +7,20 @@ import java.time.Duration;
 public final class HistoryQueries {
 
     private final Jdbc jdbc;
-    private final String createPartitions;
-    private final String dropPartitions;
+    private final Statements sql;
 
     HistoryQueries(Jdbc jdbc, Statements sql) {
         this.jdbc = jdbc;
-        this.createPartitions = sql.get("historyCreatePartitions");
-        this.dropPartitions = sql.get("historyDropPartitions");
+        this.sql = sql;
     }
 
     /** Creates the partitions of today and the next {@code daysAhead} days that are missing; returns how many. */
     public int createPartitions(int daysAhead) throws SQLException {
-        return jdbc.first(createPartitions, p -> p.int4(daysAhead), rs -> rs.getInt("created")).orElseThrow();
+        return jdbc.first(sql.get("historyCreatePartitions"), p -> p.int4(daysAhead), rs -> rs.getInt("created")).orElseThrow();
     }
 
     /** Drops the partitions whose every job finished more than {@code retention} ago; returns how many. */
     public int dropPartitions(Duration retention) throws SQLException {
-        return jdbc.first(dropPartitions, p -> p.int8(retention.toMillis()), rs -> rs.getInt("dropped")).orElseThrow();
+        return jdbc.first(sql.get("historyDropPartitions"), p -> p.int8(retention.toMillis()), rs -> rs.getInt("dropped")).orElseThrow();
     }
 }

@@ -12,15 +12,11 @@ import java.util.Map;
 public final class JobClaimQueries {
 
     private final Jdbc jdbc;
-    private final String claim;
-    private final String claimCapped;
-    private final String claimLock;
+    private final Statements sql;
 
     JobClaimQueries(Jdbc jdbc, Statements sql) {
         this.jdbc = jdbc;
-        this.claim = sql.get("jobClaim");
-        this.claimCapped = sql.get("jobClaimCapped");
-        this.claimLock = sql.get("queueClaimLock");
+        this.sql = sql;
     }
 
     /**
@@ -33,7 +29,7 @@ public final class JobClaimQueries {
         List<String> kinds = new ArrayList<>(kindLeases.keySet());
         return jdbc.autoCommit(c -> {
             List<ClaimedJob> jobs = new ArrayList<>(limit);
-            Jdbc.each(c, claim, p -> p
+            Jdbc.each(c, sql.get("jobClaim"), p -> p
                             .array("text", kinds).array("bigint", leaseMillis(kinds, kindLeases))
                             .int8(lease.toMillis()).text(workerId).text(queue).text(queue).int4(limit),
                     rs -> jobs.add(claimed(rs)));
@@ -50,9 +46,9 @@ public final class JobClaimQueries {
                                         Map<String, Duration> kindLeases, String workerId) throws SQLException {
         List<String> kinds = new ArrayList<>(kindLeases.keySet());
         return jdbc.transaction(c -> {
-            Jdbc.execute(c, claimLock, p -> p.text(queue));
+            Jdbc.execute(c, sql.get("queueClaimLock"), p -> p.text(queue));
             List<ClaimedJob> jobs = new ArrayList<>(limit);
-            Jdbc.each(c, claimCapped, p -> p
+            Jdbc.each(c, sql.get("jobClaimCapped"), p -> p
                             .text(queue).int4(limit).int4(settings.tenantMaxRunning()).int4(settings.maxRunning())
                             .array("text", kinds).array("bigint", leaseMillis(kinds, kindLeases))
                             .int8(lease.toMillis()).text(workerId),

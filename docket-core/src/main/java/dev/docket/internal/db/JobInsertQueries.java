@@ -13,21 +13,11 @@ import java.util.Map;
  */
 public final class JobInsertQueries {
 
-    private final String insertOne;
-    private final String insertOneKeyed;
-    private final String insertMany;
-    private final String insertManyKeyed;
-    private final String reserveIds;
-    private final String findByUniqueKeys;
+    private final Statements sql;
     private final UniqueKeyQueries uniqueKeys;
 
     JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
-        this.insertOne = sql.get("jobInsertOne");
-        this.insertOneKeyed = sql.get("jobInsertOneKeyed");
-        this.insertMany = sql.get("jobInsertMany");
-        this.insertManyKeyed = sql.get("jobInsertManyKeyed");
-        this.reserveIds = sql.get("jobReserveIds");
-        this.findByUniqueKeys = sql.get("jobFindByUniqueKeys");
+        this.sql = sql;
         this.uniqueKeys = uniqueKeys;
     }
 
@@ -97,14 +87,14 @@ public final class JobInsertQueries {
     private Long[] reserveIds(Connection c, int count) throws SQLException {
         Long[] ids = new Long[count];
         int[] next = {0};
-        Jdbc.each(c, reserveIds, p -> p.int4(count), rs -> ids[next[0]++] = rs.getLong("id"));
+        Jdbc.each(c, sql.get("jobReserveIds"), p -> p.int4(count), rs -> ids[next[0]++] = rs.getLong("id"));
         return ids;
     }
 
     /** Inserts one job with a fresh id; returns it with whether the job is ready now (empty: its unique key is held). */
     private Map<Long, Boolean> insertOne(Connection c, InsertRow r) throws SQLException {
         Map<Long, Boolean> inserted = new HashMap<>(2);
-        Jdbc.each(c, r.uniqueKey() == null ? insertOne : insertOneKeyed, p -> p
+        Jdbc.each(c, sql.get(r.uniqueKey() == null ? "jobInsertOne" : "jobInsertOneKeyed"), p -> p
                         .text(r.queue()).text(r.kind()).text(r.payloadJson()).int4(r.payloadVersion()).int2(r.priority())
                         .int4(r.maxAttempts()).text(r.tenant()).text(r.uniqueKey()).text(r.metadataJson())
                         .int8(r.runAtMicros()).int8(r.delayMillis()),
@@ -143,7 +133,7 @@ public final class JobInsertQueries {
             keyed |= r.uniqueKey() != null;
         }
         Map<Long, Boolean> inserted = new HashMap<>();
-        Jdbc.each(c, keyed ? insertManyKeyed : insertMany, p -> p
+        Jdbc.each(c, sql.get(keyed ? "jobInsertManyKeyed" : "jobInsertMany"), p -> p
                         .array("bigint", ids).array("text", queues).array("text", kinds).array("text", payloads)
                         .array("int4", versions).array("int2", priorities).array("bigint", runAts)
                         .array("bigint", delays).array("int4", maxAttempts).array("text", tenants)
@@ -162,7 +152,7 @@ public final class JobInsertQueries {
         }
         Map<String, Long> found = new HashMap<>();
         if (!keys.isEmpty()) {
-            Jdbc.each(c, findByUniqueKeys, p -> p.array("text", keys),
+            Jdbc.each(c, sql.get("jobFindByUniqueKeys"), p -> p.array("text", keys),
                     rs -> found.put(rs.getString("unique_key"), rs.getLong("id")));
         }
         return found;

@@ -17,25 +17,11 @@ import java.util.Set;
 public final class JobOutcomeQueries {
 
     private final Jdbc jdbc;
-    private final String completeToHistory;
-    private final String completeDiscard;
-    private final String retry;
-    private final String dead;
-    private final String snooze;
-    private final String release;
-    private final String heartbeat;
-    private final String awaitNewerVersion;
+    private final Statements sql;
 
     JobOutcomeQueries(Jdbc jdbc, Statements sql) {
         this.jdbc = jdbc;
-        this.completeToHistory = sql.get("jobCompleteManyToHistory");
-        this.completeDiscard = sql.get("jobCompleteManyDiscard");
-        this.retry = sql.get("jobRetryMany");
-        this.dead = sql.get("deadJobInsertFromJobs");
-        this.snooze = sql.get("jobSnoozeMany");
-        this.release = sql.get("jobReleaseMany");
-        this.heartbeat = sql.get("jobHeartbeatMany");
-        this.awaitNewerVersion = sql.get("jobAwaitNewerVersion");
+        this.sql = sql;
     }
 
     /**
@@ -68,31 +54,31 @@ public final class JobOutcomeQueries {
         Set<Fence> applied = new HashSet<>();
         jdbc.transaction(c -> {
             if (!completed.isEmpty()) {
-                fenced(c, keepHistory ? completeToHistory : completeDiscard, applied, p -> p
+                fenced(c, sql.get(keepHistory ? "jobCompleteManyToHistory" : "jobCompleteManyDiscard"), applied, p -> p
                         .array("bigint", ids(completed)).array("int4", attempts(completed)).text(workerId));
             }
             if (!retries.isEmpty()) {
-                fenced(c, retry, applied, p -> p
+                fenced(c, sql.get("jobRetryMany"), applied, p -> p
                         .array("bigint", ids(retries)).array("int4", attempts(retries))
                         .array("bigint", retries.stream().map(Outcome.Retry::delayMillis).toArray())
                         .array("text", retries.stream().map(Outcome.Retry::error).toArray())
                         .text(workerId));
             }
             if (!deaths.isEmpty()) {
-                fenced(c, dead, applied, p -> p
+                fenced(c, sql.get("deadJobInsertFromJobs"), applied, p -> p
                         .array("bigint", ids(deaths)).array("int4", attempts(deaths))
                         .array("text", deaths.stream().map(Outcome.Dead::error).toArray())
                         .array("text", deaths.stream().map(Outcome.Dead::reason).toArray())
                         .text(workerId));
             }
             if (!snoozed.isEmpty()) {
-                fenced(c, snooze, applied, p -> p
+                fenced(c, sql.get("jobSnoozeMany"), applied, p -> p
                         .array("bigint", ids(snoozed)).array("int4", attempts(snoozed))
                         .array("bigint", snoozed.stream().map(Outcome.Snoozed::delayMillis).toArray())
                         .text(workerId));
             }
             if (!released.isEmpty()) {
-                fenced(c, release, applied, p -> p
+                fenced(c, sql.get("jobReleaseMany"), applied, p -> p
                         .array("bigint", ids(released)).array("int4", attempts(released))
                         .array("int4", released.stream().map(r -> r.giveBackAttempt() ? 1 : 0).toArray())
                         .text(workerId));
@@ -113,7 +99,7 @@ public final class JobOutcomeQueries {
         }
         Object[] ids = fences.stream().map(Fence::id).toArray();
         jdbc.autoCommit(c -> {
-            fenced(c, heartbeat, held, p -> p
+            fenced(c, sql.get("jobHeartbeatMany"), held, p -> p
                     .array("bigint", ids).array("int4", fences.stream().map(Fence::attempt).toArray())
                     .array("bigint", leases.stream().map(Duration::toMillis).toArray())
                     .text(workerId).array("bigint", ids));
@@ -147,7 +133,7 @@ public final class JobOutcomeQueries {
      */
     public boolean awaitNewerVersion(Fence fence, String workerId, long delayMillis, String reason)
             throws SQLException {
-        return jdbc.update(awaitNewerVersion, p -> p.int8(delayMillis).text(reason).int8(fence.id())
+        return jdbc.update(sql.get("jobAwaitNewerVersion"), p -> p.int8(delayMillis).text(reason).int8(fence.id())
                 .int4(fence.attempt()).text(workerId)) == 1;
     }
 }

@@ -27,40 +27,20 @@ import java.util.Set;
 public final class JobQueries {
 
     private final Jdbc jdbc;
+    private final Statements sql;
     private final ObjectMapper json;
-    private final String promoteDue;
-    private final String expiredLeases;
-    private final String deadExpired;
-    private final String rescueExpired;
-    private final String notify;
-    private final String deadRows;
-    private final String vacuum;
-    private final String find;
-    private final String cancel;
-    private final String list;
-    private final String runNow;
 
     JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
         this.jdbc = jdbc;
+        this.sql = sql;
         this.json = json;
-        this.promoteDue = sql.get("jobPromoteDue");
-        this.expiredLeases = sql.get("jobExpiredLeases");
-        this.deadExpired = sql.get("deadJobInsertExpired");
-        this.rescueExpired = sql.get("jobRescueExpired");
-        this.notify = sql.get("queueNotify");
-        this.deadRows = sql.get("jobDeadRows");
-        this.vacuum = sql.get("jobVacuum");
-        this.find = sql.get("jobFind");
-        this.cancel = sql.get("jobCancel");
-        this.list = sql.get("jobList");
-        this.runNow = sql.get("jobRunNow");
     }
 
     /** Makes up to {@code limit} due scheduled jobs ready, wakes their queues, and returns how many per queue. */
     public Map<String, Integer> promoteDue(int limit) throws SQLException {
         Map<String, Integer> promoted = new HashMap<>();
         jdbc.autoCommit(c -> {
-            Jdbc.each(c, promoteDue, p -> p.int4(limit), rs -> promoted.put(rs.getString("queue"), rs.getInt("promoted")));
+            Jdbc.each(c, sql.get("jobPromoteDue"), p -> p.int4(limit), rs -> promoted.put(rs.getString("queue"), rs.getInt("promoted")));
             return null;
         });
         return promoted;
@@ -76,15 +56,15 @@ public final class JobQueries {
      */
     public Rescue rescueExpired(long afterId, int pageSize) throws SQLException {
         return jdbc.transaction(c -> {
-            List<Long> ids = Jdbc.list(c, expiredLeases, p -> p.int8(afterId).int4(pageSize), rs -> rs.getLong("id"));
+            List<Long> ids = Jdbc.list(c, sql.get("jobExpiredLeases"), p -> p.int8(afterId).int4(pageSize), rs -> rs.getLong("id"));
             if (ids.isEmpty()) {
                 return new Rescue(0, 0, 0, afterId, Set.of());
             }
-            int dead = Jdbc.list(c, deadExpired, p -> p.array("bigint", ids), rs -> rs.getLong("id")).size();
-            List<String> rescued = Jdbc.list(c, rescueExpired, p -> p.array("bigint", ids), rs -> rs.getString("queue"));
+            int dead = Jdbc.list(c, sql.get("deadJobInsertExpired"), p -> p.array("bigint", ids), rs -> rs.getLong("id")).size();
+            List<String> rescued = Jdbc.list(c, sql.get("jobRescueExpired"), p -> p.array("bigint", ids), rs -> rs.getString("queue"));
             Set<String> queues = new HashSet<>(rescued);
             if (!queues.isEmpty()) {
-                Jdbc.execute(c, notify, p -> p.array("text", queues));
+                Jdbc.execute(c, sql.get("queueNotify"), p -> p.array("text", queues));
             }
             return new Rescue(ids.size(), rescued.size(), dead, ids.getLast(), queues);
         });
@@ -92,7 +72,7 @@ public final class JobQueries {
 
     /** Dead row versions in the jobs table, from the statistics system. */
     public long deadRows() throws SQLException {
-        return jdbc.first(deadRows, Jdbc.NO_PARAMETERS, rs -> rs.getLong("dead_rows")).orElseThrow();
+        return jdbc.first(sql.get("jobDeadRows"), Jdbc.NO_PARAMETERS, rs -> rs.getLong("dead_rows")).orElseThrow();
     }
 
     /**
@@ -103,7 +83,7 @@ public final class JobQueries {
         // VACUUM cannot run inside a transaction block: auto-commit, whatever the pool's default.
         return jdbc.autoCommit(c -> {
             try (Statement st = c.createStatement()) {
-                st.execute(vacuum);
+                st.execute(sql.get("jobVacuum"));
                 return st.getWarnings();
             }
         });
@@ -111,7 +91,7 @@ public final class JobQueries {
 
     /** Finds a job wherever it lives: the live table, the history or the dead-letter table. */
     public Optional<JobInfo> find(long id) throws SQLException {
-        return jdbc.first(find, p -> p.int8(id).int8(id).int8(id), this::jobInfo);
+        return jdbc.first(sql.get("jobFind"), p -> p.int8(id).int8(id).int8(id), this::jobInfo);
     }
 
     /**
@@ -120,14 +100,14 @@ public final class JobQueries {
      * job has this id.
      */
     public Optional<String> cancel(long id) throws SQLException {
-        return jdbc.first(cancel, p -> p.int8(id), rs -> rs.getString("state"));
+        return jdbc.first(sql.get("jobCancel"), p -> p.int8(id), rs -> rs.getString("state"));
     }
 
     /** One keyset page of jobs across the live, history and dead-letter tables. */
     public List<JobSummary> list(JobState state, String queue, String kind, Long before, int limit) throws SQLException {
         String stateColumn = state == null ? null : state.name().toLowerCase(Locale.ROOT);
         long below = before == null ? Long.MAX_VALUE : before;
-        return jdbc.list(list, p -> {
+        return jdbc.list(sql.get("jobList"), p -> {
             for (int table = 0; table < 3; table++) {
                 p.text(stateColumn).text(stateColumn).text(queue).text(queue).text(kind).text(kind).int8(below);
             }
@@ -137,7 +117,7 @@ public final class JobQueries {
 
     /** Makes a scheduled job (future, or waiting out a backoff) ready now; false if it is not scheduled. */
     public boolean runNow(long id) throws SQLException {
-        return jdbc.first(runNow, p -> p.int8(id), rs -> true).isPresent();
+        return jdbc.first(sql.get("jobRunNow"), p -> p.int8(id), rs -> true).isPresent();
     }
 
     /** A row of a job listing ({@code jobSummaryColumns} and state, finished_at, error_count, reason). */

@@ -9,13 +9,11 @@ import java.util.Optional;
 public final class LeaderQueries {
 
     private final Jdbc jdbc;
-    private final String attemptElect;
-    private final String resign;
+    private final Statements sql;
 
     LeaderQueries(Jdbc jdbc, Statements sql) {
         this.jdbc = jdbc;
-        this.attemptElect = sql.get("leaderAttemptElect");
-        this.resign = sql.get("leaderResign");
+        this.sql = sql;
     }
 
     /**
@@ -25,12 +23,12 @@ public final class LeaderQueries {
     public Optional<Long> attemptElect(String role, String leaderId, Duration ttl, Instant now) throws SQLException {
         // A renewal slower than a third of the lease is worth less than a retry.
         int timeout = (int) Math.max(1, ttl.toSeconds() / 3);
-        return jdbc.first(attemptElect, p -> p.timeoutSeconds(timeout)
+        return jdbc.first(sql.get("leaderAttemptElect"), p -> p.timeoutSeconds(timeout)
                 .text(role).text(leaderId).int8(ttl.toMillis()).timestamptz(now), rs -> rs.getLong("term"));
     }
 
     /** Gives up {@code role} if {@code leaderId} holds it, so another node takes over without waiting. */
     public void resign(String role, String leaderId) throws SQLException {
-        jdbc.update(resign, p -> p.text(role).text(leaderId));
+        jdbc.update(sql.get("leaderResign"), p -> p.text(role).text(leaderId));
     }
 }

@@ -10,22 +10,16 @@ import java.util.List;
 public final class QueueQueries {
 
     private final Jdbc jdbc;
-    private final String list;
-    private final String setPaused;
-    private final String setLimits;
-    private final String notify;
+    private final Statements sql;
 
     QueueQueries(Jdbc jdbc, Statements sql) {
         this.jdbc = jdbc;
-        this.list = sql.get("queueList");
-        this.setPaused = sql.get("queueSetPaused");
-        this.setLimits = sql.get("queueSetLimits");
-        this.notify = sql.get("queueNotify");
+        this.sql = sql;
     }
 
     /** Every queue with settings of its own. */
     public List<QueueSettings> list() throws SQLException {
-        return jdbc.list(list, Jdbc.NO_PARAMETERS, rs -> new QueueSettings(rs.getString("name"), rs.getBoolean("paused"),
+        return jdbc.list(sql.get("queueList"), Jdbc.NO_PARAMETERS, rs -> new QueueSettings(rs.getString("name"), rs.getBoolean("paused"),
                 rs.getObject("max_running", Integer.class), rs.getObject("tenant_max_running", Integer.class),
                 Jdbc.instant(rs, "updated_at")));
     }
@@ -33,7 +27,7 @@ public final class QueueQueries {
     /** Pauses or resumes a queue cluster-wide, and wakes its workers. */
     public void setPaused(String queue, boolean paused) throws SQLException {
         jdbc.autoCommit(c -> {
-            Jdbc.execute(c, setPaused, p -> p.text(queue).bool(paused));
+            Jdbc.execute(c, sql.get("queueSetPaused"), p -> p.text(queue).bool(paused));
             return null;
         });
     }
@@ -41,7 +35,7 @@ public final class QueueQueries {
     /** Sets a queue's cluster-wide caps (null: none), and wakes its workers. */
     public void setLimits(String queue, Integer maxRunning, Integer tenantMaxRunning) throws SQLException {
         jdbc.autoCommit(c -> {
-            Jdbc.execute(c, setLimits, p -> p.text(queue).int4(maxRunning).int4(tenantMaxRunning));
+            Jdbc.execute(c, sql.get("queueSetLimits"), p -> p.text(queue).int4(maxRunning).int4(tenantMaxRunning));
             return null;
         });
     }
@@ -49,7 +43,7 @@ public final class QueueQueries {
     /** Queues a wake-up for each queue's idle workers, delivered when {@code c}'s transaction commits. */
     public void notify(Connection c, Collection<String> queues) throws SQLException {
         if (!queues.isEmpty()) {
-            Jdbc.execute(c, notify, p -> p.array("text", queues));
+            Jdbc.execute(c, sql.get("queueNotify"), p -> p.array("text", queues));
         }
     }
 

@@ -8,15 +8,11 @@ import java.time.Instant;
 public final class SchemaQueries {
 
     private final Jdbc jdbc;
-    private final String versionTable;
-    private final String version;
-    private final String now;
+    private final Statements sql;
 
     SchemaQueries(Jdbc jdbc, Statements sql) {
         this.jdbc = jdbc;
-        this.versionTable = sql.get("schemaVersionTable");
-        this.version = sql.get("schemaVersion");
-        this.now = sql.get("schemaNow");
+        this.sql = sql;
     }
 
     /**
@@ -24,9 +20,9 @@ public final class SchemaQueries {
      * statement can fail on a missing table, so this is safe inside a caller's transaction.
      */
     public int version(Connection c) throws SQLException {
-        boolean migrated = Jdbc.first(c, versionTable, Jdbc.NO_PARAMETERS, rs -> rs.getString("version_table") != null)
+        boolean migrated = Jdbc.first(c, sql.get("schemaVersionTable"), Jdbc.NO_PARAMETERS, rs -> rs.getString("version_table") != null)
                 .orElse(false);
-        return migrated ? Jdbc.first(c, version, Jdbc.NO_PARAMETERS, rs -> rs.getInt("version")).orElse(0) : 0;
+        return migrated ? Jdbc.first(c, sql.get("schemaVersion"), Jdbc.NO_PARAMETERS, rs -> rs.getInt("version")).orElse(0) : 0;
     }
 
     /** The schema version, on a connection of its own. */
@@ -36,6 +32,6 @@ public final class SchemaQueries {
 
     /** The database's clock. */
     public Instant now() throws SQLException {
-        return jdbc.first(now, Jdbc.NO_PARAMETERS, rs -> Jdbc.instant(rs, "now")).orElseThrow();
+        return jdbc.first(sql.get("schemaNow"), Jdbc.NO_PARAMETERS, rs -> Jdbc.instant(rs, "now")).orElseThrow();
     }
 }

@@ -29,19 +29,22 @@ final class Statements {
     private static final Pattern INCLUDE = Pattern.compile("\\{\\{(\\w+)}}");
     private static final Map<String, String> TEMPLATES = load();
 
-    private final SchemaName schema;
+    /** Every statement with this schema substituted, bound once when the {@link Database} is made. */
+    private final Map<String, String> bound;
 
     Statements(SchemaName schema) {
-        this.schema = schema;
+        Map<String, String> statements = new HashMap<>();
+        TEMPLATES.forEach((name, template) -> statements.put(name, schema.bind(template)));
+        this.bound = Map.copyOf(statements);
     }
 
-    /** The statement {@code name} with this schema substituted; callers keep it, so it is bound once. */
+    /** The statement {@code name} of this schema: a map look-up, so query classes ask for it at each call. */
     String get(String name) {
-        String template = TEMPLATES.get(name);
-        if (template == null) {
+        String statement = bound.get(name);
+        if (statement == null) {
             throw new IllegalArgumentException("no SQL statement named " + name + " in dev/docket/sql/*.sql");
         }
-        return schema.bind(template);
+        return statement;
     }
 
     private static Map<String, String> load() {

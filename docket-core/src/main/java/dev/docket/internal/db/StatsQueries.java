@@ -13,19 +13,11 @@ import java.util.TreeMap;
 public final class StatsQueries {
 
     private final Jdbc jdbc;
-    private final String snapshot;
-    private final String live;
-    private final String history;
-    private final String dead;
-    private final String runningByTenant;
+    private final Statements sql;
 
     StatsQueries(Jdbc jdbc, Statements sql) {
         this.jdbc = jdbc;
-        this.snapshot = sql.get("statsSnapshot");
-        this.live = sql.get("statsLive");
-        this.history = sql.get("statsHistory");
-        this.dead = sql.get("statsDead");
-        this.runningByTenant = sql.get("statsRunningByTenant");
+        this.sql = sql;
     }
 
     /** One queue and kind's figures as the three statements fill them in. */
@@ -47,8 +39,8 @@ public final class StatsQueries {
     public List<QueueStats> stats() throws SQLException {
         Map<String, Map<String, Figures>> byQueue = new TreeMap<>();
         jdbc.transaction(c -> {
-            Jdbc.execute(c, snapshot, Jdbc.NO_PARAMETERS);
-            Jdbc.each(c, live, Jdbc.NO_PARAMETERS, rs -> {
+            Jdbc.execute(c, sql.get("statsSnapshot"), Jdbc.NO_PARAMETERS);
+            Jdbc.each(c, sql.get("statsLive"), Jdbc.NO_PARAMETERS, rs -> {
                 Figures f = figures(byQueue, rs);
                 f.scheduled = rs.getLong("scheduled");
                 f.ready = rs.getLong("ready");
@@ -56,13 +48,13 @@ public final class StatsQueries {
                 f.lagSeconds = rs.getDouble("lag_seconds");
                 f.retriedLastMinute = rs.getLong("retried_last_minute");
             });
-            Jdbc.each(c, history, Jdbc.NO_PARAMETERS, rs -> {
+            Jdbc.each(c, sql.get("statsHistory"), Jdbc.NO_PARAMETERS, rs -> {
                 Figures f = figures(byQueue, rs);
                 f.completedLastMinute = rs.getLong("completed_last_minute");
                 f.pickupP50 = rs.getObject("pickup_p50_ms", Double.class);
                 f.pickupP99 = rs.getObject("pickup_p99_ms", Double.class);
             });
-            Jdbc.each(c, dead, Jdbc.NO_PARAMETERS, rs -> {
+            Jdbc.each(c, sql.get("statsDead"), Jdbc.NO_PARAMETERS, rs -> {
                 Figures f = figures(byQueue, rs);
                 f.dead = rs.getLong("dead");
                 f.deadLastDay = rs.getLong("dead_last_day");
@@ -84,7 +76,7 @@ public final class StatsQueries {
 
     /** Running jobs per queue and tenant (tenant null for jobs without one), most first within a queue. */
     public List<TenantRunning> runningByTenant() throws SQLException {
-        return jdbc.list(runningByTenant, Jdbc.NO_PARAMETERS,
+        return jdbc.list(sql.get("statsRunningByTenant"), Jdbc.NO_PARAMETERS,
                 rs -> new TenantRunning(rs.getString("queue"), rs.getString("tenant"), rs.getLong("running")));
     }
 }

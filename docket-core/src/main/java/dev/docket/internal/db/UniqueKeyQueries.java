@@ -7,35 +7,29 @@ import java.sql.SQLException;
 public final class UniqueKeyQueries {
 
     private final Jdbc jdbc;
-    private final String acquire;
-    private final String holder;
-    private final String point;
-    private final String deleteExpired;
+    private final Statements sql;
 
     UniqueKeyQueries(Jdbc jdbc, Statements sql) {
         this.jdbc = jdbc;
-        this.acquire = sql.get("uniqueKeyAcquire");
-        this.holder = sql.get("uniqueKeyHolder");
-        this.point = sql.get("uniqueKeyPoint");
-        this.deleteExpired = sql.get("uniqueKeyDeleteExpired");
+        this.sql = sql;
     }
 
     /** Takes {@code key} for {@code jobId} for a period; returns null if taken, else the current holder's id. */
     Long acquire(Connection c, String key, long jobId, long periodMillis) throws SQLException {
-        if (Jdbc.first(c, acquire, p -> p.text(key).int8(jobId).int8(periodMillis), rs -> true).isPresent()) {
+        if (Jdbc.first(c, sql.get("uniqueKeyAcquire"), p -> p.text(key).int8(jobId).int8(periodMillis), rs -> true).isPresent()) {
             return null;
         }
-        return Jdbc.first(c, holder, p -> p.text(key), rs -> rs.getLong("job_id"))
+        return Jdbc.first(c, sql.get("uniqueKeyHolder"), p -> p.text(key), rs -> rs.getLong("job_id"))
                 .orElseThrow(() -> new SQLException("a unique key held for a period vanished while it was read"));
     }
 
     /** Makes {@code key} name {@code jobId}, the live job that holds it. */
     void point(Connection c, String key, long jobId) throws SQLException {
-        Jdbc.update(c, point, p -> p.int8(jobId).text(key));
+        Jdbc.update(c, sql.get("uniqueKeyPoint"), p -> p.int8(jobId).text(key));
     }
 
     /** Deletes up to {@code limit} unique keys whose period is over; returns how many. */
     public int deleteExpired(int limit) throws SQLException {
-        return jdbc.update(deleteExpired, p -> p.int4(limit));
+        return jdbc.update(sql.get("uniqueKeyDeleteExpired"), p -> p.int4(limit));
     }
 }
