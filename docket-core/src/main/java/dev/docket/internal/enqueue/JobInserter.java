@@ -4,6 +4,7 @@ import dev.docket.Enqueued;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.Inserted;
 import dev.docket.internal.db.Database;
+import dev.docket.internal.db.Jdbc;
 import dev.docket.internal.notify.EnqueueNotifier;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -30,7 +31,7 @@ public final class JobInserter implements AutoCloseable {
         void require(Connection c) throws SQLException;
     }
 
-    private final DataSource dataSource;
+    private final Jdbc jdbc;
     private final Database store;
     private final SchemaCheck schemaCheck;
     private final EnqueueNotifier notifier;
@@ -39,7 +40,7 @@ public final class JobInserter implements AutoCloseable {
     /** {@code notifier} null: enqueues notify nobody, and workers find jobs by polling. */
     public JobInserter(DataSource dataSource, Database store, SchemaCheck schemaCheck, EnqueueNotifier notifier,
                        Consumer<Set<String>> wakeLocalWorkers) {
-        this.dataSource = dataSource;
+        this.jdbc = new Jdbc(dataSource);
         this.store = store;
         this.schemaCheck = schemaCheck;
         this.notifier = notifier;
@@ -60,28 +61,22 @@ public final class JobInserter implements AutoCloseable {
      */
     public List<Enqueued> insertOwnTransaction(List<InsertRow> rows) throws SQLException {
         Set<String> readyQueues = new LinkedHashSet<>();
-        try (Connection c = dataSource.getConnection()) {
-            boolean single = rows.size() == 1;
-            c.setAutoCommit(single);
-            try {
+        if (rows.size() == 1) {
+            return jdbc.autoCommit(c -> {
                 List<Enqueued> result = insert(c, rows, readyQueues);
-                if (single) {
-                    // The insert committed by itself: local workers first, then the notification's round trip.
-                    wakeLocalWorkers.accept(readyQueues);
-                    notifyAfterCommit(c, readyQueues);
-                } else {
-                    notifyWorkers(c, readyQueues);
-                    c.commit();
-                    wakeLocalWorkers.accept(readyQueues);
-                }
+                // The insert committed by itself: local workers first, then the notification's round trip.
+                wakeLocalWorkers.accept(readyQueues);
+                notifyAfterCommit(c, readyQueues);
                 return result;
-            } catch (SQLException | RuntimeException e) {
-                if (!single) {
-                    c.rollback();
-                }
-                throw e;
-            }
+            });
         }
+        List<Enqueued> result = jdbc.transaction(c -> {
+            List<Enqueued> inserted = insert(c, rows, readyQueues);
+            notifyWorkers(c, readyQueues);
+            return inserted;
+        });
+        wakeLocalWorkers.accept(readyQueues);
+        return result;
     }
 
     /** Inserts the rows; adds to {@code readyQueues} the queues that got jobs ready now. */
