@@ -35,4 +35,18 @@ class HandlerOptionsTest {
         assertThatIllegalArgumentException().isThrownBy(() -> HandlerOptions.defaults().withTimeout(Duration.ofMillis(-1)))
                 .withMessageContaining("timeout must be positive");
     }
+
+    @Test
+    void aNewerPayloadVersionWaitsAnHourByDefaultAndAtMostThirtyDays() {
+        assertThat(HandlerOptions.defaults().newerVersionWait()).isEqualTo(Duration.ofHours(1));
+        assertThat(HandlerOptions.defaults().withNewerVersionWait(Duration.ZERO).newerVersionWait()).isZero();
+        assertThat(HandlerOptions.defaults().withNewerVersionWait(Duration.ofDays(30)).newerVersionWait())
+                .isEqualTo(Duration.ofDays(30));
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> HandlerOptions.defaults().withNewerVersionWait(Duration.ofDays(30).plusNanos(1)))
+                .withMessageStartingWith("newerVersionWait must be from 0 to 30 days");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> HandlerOptions.defaults().withNewerVersionWait(Duration.ofNanos(-1)))
+                .withMessageStartingWith("newerVersionWait must be from 0 to 30 days");
+    }
 }
