@@ -21,12 +21,11 @@ class AdminTest extends DocketTest {
         for (int i = 0; i < doomed; i++) {
             docket.enqueue("doomed", new Item(i), JobOptions.builder().queue("other").build());
         }
-        closeAfter(docket.worker().queue("default", 4).queue("other", 2)
+        worker(docket, w -> w.queue("default", 4).queue("other", 2)
                 .handler("ok", Item.class, (item, ctx) -> { })
                 .handler("doomed", Item.class, (item, ctx) -> {
                     throw new PermanentJobFailure("card declined for item " + item.n());
-                })
-                .start());
+                }));
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
                 .until(() -> queryLong("SELECT count(*) FROM {s}.jobs") == 0);
         return docket;
@@ -83,10 +82,10 @@ class AdminTest extends DocketTest {
     void groupsDeadJobsByError() {
         Docket docket = runAll(0, 3);
         docket.enqueue("other-doomed", new Item(1), JobOptions.builder().queue("third").build());
-        closeAfter(docket.worker().queue("third", 1)
+        worker(docket, w -> w.queue("third", 1)
                 .handler("other-doomed", Item.class, (item, ctx) -> {
                     throw new PermanentJobFailure("quota exceeded");
-                }).start());
+                }));
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
                 .until(() -> queryLong("SELECT count(*) FROM {s}.dead_jobs") == 4);
         List<DeadJobGroup> groups = docket.admin().deadJobGroups(null, 10);

@@ -191,14 +191,13 @@ class EnqueueTest extends DocketTest {
 
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        closeAfter(docket.worker().queue("default", 4)
+        worker(docket, w -> w.queue("default", 4)
                 .handler("report", JsonNode.class, (payload, ctx) -> {
                     if (ctx.jobId() == first) {
                         started.countDown();
                         release.await();
                     }
-                })
-                .start());
+                }));
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(docket.job(first).orElseThrow().state()).isEqualTo(JobState.RUNNING);
         assertThat(docket.enqueue("report", new Email("third"), key42)).as("held while running").isEqualTo(first);

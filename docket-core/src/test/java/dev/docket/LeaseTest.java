@@ -44,10 +44,9 @@ class LeaseTest extends DocketTest {
             started.countDown();
             release.await();
         };
-        closeAfter(docket.worker().queue("default", 2).lease(Duration.ofSeconds(5))
+        worker(docket, w -> w.queue("default", 2).lease(Duration.ofSeconds(5))
                 .handler("long", Task.class, block, HandlerOptions.defaults().withLease(Duration.ofSeconds(120)))
-                .handler("short", Task.class, block)
-                .start());
+                .handler("short", Task.class, block));
         long longId = docket.enqueue("long", new Task("long"));
         long shortId = docket.enqueue("short", new Task("short"));
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
@@ -75,15 +74,14 @@ class LeaseTest extends DocketTest {
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean releasedByTest = new AtomicBoolean();
         AtomicInteger runs = new AtomicInteger();
-        closeAfter(docket.worker().queue("default", 1)
+        worker(docket, w -> w.queue("default", 1)
                 .lease(Duration.ofSeconds(1)).heartbeatInterval(Duration.ofMillis(200))
                 .maintenanceInterval(Duration.ofMillis(100))
                 .handler("long", Task.class, (t, ctx) -> {
                     runs.incrementAndGet();
                     started.countDown();
                     releasedByTest.set(release.await(3, TimeUnit.SECONDS));
-                })
-                .start());
+                }));
         long id = docket.enqueue("long", new Task("slow"));
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
         long originalLease = leaseUntilMicros(id);
@@ -126,10 +124,9 @@ class LeaseTest extends DocketTest {
         assertThat(running.lockedBy()).isEqualTo("ghost-worker");
 
         List<Integer> attempts = new CopyOnWriteArrayList<>();
-        Worker worker = closeAfter(docket.worker().queue("default", 1)
+        Worker worker = worker(docket, w -> w.queue("default", 1)
                 .lease(Duration.ofSeconds(1)).maintenanceInterval(Duration.ofMillis(100))
-                .handler("task", Task.class, (t, ctx) -> attempts.add(ctx.attempt()))
-                .start());
+                .handler("task", Task.class, (t, ctx) -> attempts.add(ctx.attempt())));
 
         JobInfo done = awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
         assertThat(done.attempt()).isEqualTo(2);

@@ -46,11 +46,10 @@ class NotificationTest extends DocketTest {
     }
 
     private Worker listeningWorker(Docket docket, Recorder recorder) {
-        return closeAfter(docket.worker()
+        return worker(docket, w -> w
                 .queue("default", 4)
                 .pollInterval(LONG_POLL)
-                .handler("ping", Ping.class, recorder.handler())
-                .start());
+                .handler("ping", Ping.class, recorder.handler()));
     }
 
     /**
@@ -73,12 +72,11 @@ class NotificationTest extends DocketTest {
      */
     private void startIdleWorkerThatNeitherListensNorPolls(Docket docket, Recorder recorder) {
         long warmUp = docket.enqueue("ping", new Ping(0));
-        closeAfter(docket.worker()
+        worker(docket, w -> w
                 .queue("default", 4)
                 .listen(false)
                 .pollInterval(LONG_POLL)
-                .handler("ping", Ping.class, recorder.handler())
-                .start());
+                .handler("ping", Ping.class, recorder.handler()));
         await().atMost(PROMPT).until(() -> recorder.ran(warmUp));
         awaitState(docket, warmUp, JobState.COMPLETED, PROMPT);
     }
@@ -193,12 +191,11 @@ class NotificationTest extends DocketTest {
         Docket producer = docket();
         Recorder recorder = new Recorder();
         long warmUp = docket.enqueue("ping", new Ping(0));
-        Worker worker = closeAfter(docket.worker()
+        Worker worker = worker(docket, w -> w
                 .queue("default", 4)
                 .listen(false)
                 .pollInterval(Duration.ofMillis(200))
-                .handler("ping", Ping.class, recorder.handler())
-                .start());
+                .handler("ping", Ping.class, recorder.handler()));
         // The warm-up job was there before start: once it ran, the first claim is over.
         await().atMost(PROMPT).until(() -> recorder.ran(warmUp));
         assertThat(worker.isListening()).isFalse();

@@ -26,14 +26,13 @@ class SnoozeAndVersionTest extends DocketTest {
         Docket docket = docket();
         AtomicInteger calls = new AtomicInteger();
         List<Integer> attempts = new CopyOnWriteArrayList<>();
-        closeAfter(docket.worker().queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
+        worker(docket, w -> w.queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
                 .handler("poll", Greeting.class, (g, ctx) -> {
                     attempts.add(ctx.attempt());
                     if (calls.incrementAndGet() < 3) {
                         ctx.snooze(Duration.ofMillis(200));
                     }
-                })
-                .start());
+                }));
         long id = docket.enqueue("poll", new Greeting("x"), JobOptions.builder().maxAttempts(1).build());
         JobInfo done = awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
         assertThat(calls).hasValue(3);
@@ -46,9 +45,8 @@ class SnoozeAndVersionTest extends DocketTest {
     @Test
     void aSnoozedJobWaitsScheduled() {
         Docket docket = docket();
-        closeAfter(docket.worker().queue("default", 1)
-                .handler("later", Greeting.class, (g, ctx) -> ctx.snooze(Duration.ofHours(1)))
-                .start());
+        worker(docket, w -> w.queue("default", 1)
+                .handler("later", Greeting.class, (g, ctx) -> ctx.snooze(Duration.ofHours(1))));
         long id = docket.enqueue("later", new Greeting("x"));
         JobInfo waiting = awaitState(docket, id, JobState.SCHEDULED, Duration.ofSeconds(10));
         assertThat(waiting.attempt()).isZero();
@@ -60,15 +58,14 @@ class SnoozeAndVersionTest extends DocketTest {
     void snoozeRejectsBadDelays() {
         Docket docket = docket();
         List<String> errors = new CopyOnWriteArrayList<>();
-        closeAfter(docket.worker().queue("default", 1)
+        worker(docket, w -> w.queue("default", 1)
                 .handler("bad", Greeting.class, (g, ctx) -> {
                     try {
                         ctx.snooze(Duration.ofSeconds(-1));
                     } catch (IllegalArgumentException e) {
                         errors.add(e.getMessage());
                     }
-                })
-                .start());
+                }));
         long id = docket.enqueue("bad", new Greeting("x"));
         awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
         assertThat(errors).singleElement().asString().contains("snooze delay");
@@ -82,7 +79,7 @@ class SnoozeAndVersionTest extends DocketTest {
         long current = docket.enqueue("greet", new GreetingV2("Grace", "Hopper"),
                 JobOptions.builder().payloadVersion(2).build());
         List<GreetingV2> seen = new CopyOnWriteArrayList<>();
-        closeAfter(docket.worker().queue("default", 1)
+        worker(docket, w -> w.queue("default", 1)
                 .upcaster("greet", 1, tree -> {
                     String[] parts = tree.get("name").asText().split(" ", 2);
                     ObjectNode v2 = ((ObjectNode) tree).objectNode();
@@ -90,8 +87,7 @@ class SnoozeAndVersionTest extends DocketTest {
                     v2.put("last", parts.length > 1 ? parts[1] : "");
                     return v2;
                 })
-                .handler("greet", GreetingV2.class, (g, ctx) -> seen.add(g), HandlerOptions.defaults().withPayloadVersion(2))
-                .start());
+                .handler("greet", GreetingV2.class, (g, ctx) -> seen.add(g), HandlerOptions.defaults().withPayloadVersion(2)));
         awaitState(docket, old, JobState.COMPLETED, Duration.ofSeconds(10));
         awaitState(docket, current, JobState.COMPLETED, Duration.ofSeconds(10));
         assertThat(seen).containsExactlyInAnyOrder(new GreetingV2("Ada", "Lovelace"), new GreetingV2("Grace", "Hopper"));
@@ -134,9 +130,8 @@ class SnoozeAndVersionTest extends DocketTest {
         old.close();
 
         List<GreetingV2> seen = new CopyOnWriteArrayList<>();
-        closeAfter(docket.worker().queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
-                .handler("greet", GreetingV2.class, (g, ctx) -> seen.add(g), HandlerOptions.defaults().withPayloadVersion(2))
-                .start());
+        worker(docket, w -> w.queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
+                .handler("greet", GreetingV2.class, (g, ctx) -> seen.add(g), HandlerOptions.defaults().withPayloadVersion(2)));
         JobInfo done = awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
         assertThat(seen).containsExactly(new GreetingV2("Grace", "Hopper"));
         assertThat(oldRuns).hasValue(0);
@@ -155,9 +150,8 @@ class SnoozeAndVersionTest extends DocketTest {
         JobKind<Greeting> greet = JobKind.of("greet", Greeting.class).payloadVersion(2)
                 .newerVersionWait(Duration.ofSeconds(3)).build();
         long id = docket.enqueue("greet", new Greeting("x"), JobOptions.builder().payloadVersion(5).build());
-        closeAfter(docket.worker().queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
-                .handler(greet, (g, ctx) -> { })
-                .start());
+        worker(docket, w -> w.queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
+                .handler(greet, (g, ctx) -> { }));
         JobInfo dead = awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(20));
         assertThat(dead.deadReason()).contains("payload version 5 is newer").contains("(2)")
                 .contains("within PT3S");
@@ -171,10 +165,9 @@ class SnoozeAndVersionTest extends DocketTest {
     void aNewerPayloadVersionWithNoWaitFailsPermanently() {
         Docket docket = docket();
         long id = docket.enqueue("greet", new Greeting("x"), JobOptions.builder().payloadVersion(5).build());
-        closeAfter(docket.worker().queue("default", 1)
+        worker(docket, w -> w.queue("default", 1)
                 .handler("greet", Greeting.class, (g, ctx) -> { },
-                        HandlerOptions.defaults().withPayloadVersion(2).withNewerVersionWait(Duration.ZERO))
-                .start());
+                        HandlerOptions.defaults().withPayloadVersion(2).withNewerVersionWait(Duration.ZERO)));
         JobInfo dead = awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(10));
         assertThat(dead.attempt()).isEqualTo(1);
         assertThat(dead.deadReason()).contains("payload version 5 is newer").contains("(2)");
@@ -187,15 +180,14 @@ class SnoozeAndVersionTest extends DocketTest {
         Docket docket = docket();
         long old = docket.enqueue("greet", new Greeting("Ada Lovelace"));
         List<GreetingV2> seen = new CopyOnWriteArrayList<>();
-        closeAfter(docket.worker().queue("default", 1)
+        worker(docket, w -> w.queue("default", 1)
                 .handler("greet", GreetingV2.class, (g, ctx) -> seen.add(g), HandlerOptions.defaults().withPayloadVersion(2))
                 .upcaster("greet", 1, tree -> {
                     ObjectNode v2 = ((ObjectNode) tree).objectNode();
                     v2.put("first", tree.get("name").asText());
                     v2.put("last", "");
                     return v2;
-                })
-                .start());
+                }));
         awaitState(docket, old, JobState.COMPLETED, Duration.ofSeconds(10));
         assertThat(seen).containsExactly(new GreetingV2("Ada Lovelace", ""));
     }
@@ -205,9 +197,8 @@ class SnoozeAndVersionTest extends DocketTest {
     void aMissingUpcasterFailsPermanently() {
         Docket docket = docket();
         long id = docket.enqueue("greet", new Greeting("x"));
-        closeAfter(docket.worker().queue("default", 1)
-                .handler("greet", Greeting.class, (g, ctx) -> { }, HandlerOptions.defaults().withPayloadVersion(3))
-                .start());
+        worker(docket, w -> w.queue("default", 1)
+                .handler("greet", Greeting.class, (g, ctx) -> { }, HandlerOptions.defaults().withPayloadVersion(3)));
         JobInfo dead = awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(10));
         assertThat(dead.deadReason()).contains("no upcaster from payload version 1 to 2");
     }

@@ -67,10 +67,9 @@ class WorkerConcurrencyTest extends DocketTest {
         try (java.sql.Connection lock = dataSource().getConnection(); java.sql.Statement st = lock.createStatement()) {
             lock.setAutoCommit(false);
             st.execute("LOCK TABLE " + schema + ".job_history IN EXCLUSIVE MODE");
-            closeAfter(docket.worker()
+            worker(docket, b -> b
                     .queue("default", 4)
-                    .handler("work", Work.class, (w, ctx) -> ran.add(w.index()))
-                    .start());
+                    .handler("work", Work.class, (w, ctx) -> ran.add(w.index())));
             await().atMost(Duration.ofSeconds(10)).until(() -> ran.size() == 8);
             await("no claims beyond one batch while outcomes wait").during(Duration.ofSeconds(1))
                     .atMost(Duration.ofSeconds(3)).until(() -> ran.size() == 8
@@ -97,14 +96,13 @@ class WorkerConcurrencyTest extends DocketTest {
             String workerId = "worker-" + w;
             workerIds.add(workerId);
             Docket node = closeAfter(Docket.builder(pool).schema(schema).build());
-            closeAfter(node.worker().queue("default", concurrency).maxClaimBatch(maxClaimBatch).workerId(workerId)
+            worker(node, b -> b.queue("default", concurrency).maxClaimBatch(maxClaimBatch).workerId(workerId)
                     .handler("work", JsonNode.class, (payload, ctx) -> {
                         Run run = new Run(ctx.jobId(), ctx.attempt(), workerId);
                         if (runs.putIfAbsent(ctx.jobId(), run) != null) {
                             duplicates.add(run);
                         }
-                    })
-                    .start());
+                    }));
         }
 
         await().atMost(within).pollInterval(Duration.ofMillis(250))
