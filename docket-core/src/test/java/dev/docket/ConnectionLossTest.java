@@ -69,11 +69,10 @@ class ConnectionLossTest extends DocketTest {
         HikariDataSource pool = closeAfter(appPool(app, 10));
         Docket docket = closeAfter(Docket.builder(pool).schema(schema).build());
         Set<Long> ran = ConcurrentHashMap.newKeySet();
-        Worker worker = closeAfter(docket.worker().queue("default", 4)
+        Worker worker = worker(docket, w -> w.queue("default", 4)
                 .pollInterval(Duration.ofSeconds(60))
                 .lease(Duration.ofSeconds(2)).maintenanceInterval(Duration.ofMillis(200))
-                .handler("task", Task.class, (t, ctx) -> ran.add(ctx.jobId()))
-                .start());
+                .handler("task", Task.class, (t, ctx) -> ran.add(ctx.jobId())));
         await().atMost(Duration.ofSeconds(10)).until(worker::isListening);
         assertThat(queryLong("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", app))
                 .as("the worker's sessions are tagged").isPositive();
