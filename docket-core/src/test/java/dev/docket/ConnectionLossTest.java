@@ -107,11 +107,10 @@ class ConnectionLossTest extends DocketTest {
             assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).as("no job left live, none stuck running").isZero();
             assertThat(ran).containsAll(ids);
 
-            // With a one-minute poll interval, only a notification picks a new job up quickly.
+            // With a one-minute poll interval, only a notification picks a new job up before this
+            // await gives up (its timeout, a twelfth of the poll interval, tells the two paths apart).
             long probe = enqueuer.enqueue("task", new Task(-round));
-            long enqueuedAt = System.nanoTime();
             awaitState(enqueuer, probe, JobState.COMPLETED, Duration.ofSeconds(5));
-            assertThat(Duration.ofNanos(System.nanoTime() - enqueuedAt)).isLessThan(Duration.ofSeconds(5));
             ids.add(probe);
         }
 
