@@ -1,18 +1,13 @@
 package dev.docket.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -27,17 +22,6 @@ import org.HdrHistogram.Histogram;
  * a fresh database of one PostgreSQL, in the same run. {@code --help} lists the options.
  */
 public final class Bench {
-
-    static final List<String> ALL_SYSTEMS = List.of("docket", "raw", "db-scheduler", "jobrunr");
-    static final List<String> ALL_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup", "soak",
-            "fairness");
-    static final List<String> DEFAULT_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup");
-
-    record Options(List<String> systems, List<String> scenarios, int jobs, int reps, boolean quick,
-                   String synchronousCommit, Path out, String databaseUrl, List<Integer> concurrencies,
-                   int pickupJobs, Duration singleDuration, Duration steadyDuration, Duration soakDuration,
-                   int producers) {
-    }
 
     /** One measurement: the median over reps is taken per (system, scenario, config, metric). */
     record Row(String scenario, String system, String config, String metric, String unit, List<Double> values) {
@@ -55,18 +39,18 @@ public final class Bench {
         }
     }
 
-    private final Options o;
+    private final BenchOptions o;
     private final Map<String, Row> rows = new LinkedHashMap<>();
     private final Map<String, String> settings = new LinkedHashMap<>();
     private String adminUrl;
     private int dbCounter;
 
-    Bench(Options o) {
+    Bench(BenchOptions o) {
         this.o = o;
     }
 
     public static void main(String[] args) throws Exception {
-        Options options = parse(args);
+        BenchOptions options = BenchOptions.parse(args);
         new Bench(options).run();
         System.exit(0);
     }
@@ -96,7 +80,7 @@ public final class Bench {
                     runScenario(system, scenario);
                 }
             }
-            write();
+            new Report(List.copyOf(rows.values()), settings, o).write();
             return List.copyOf(rows.values());
         } finally {
             if (pg != null) {
@@ -131,7 +115,7 @@ public final class Bench {
             case "raw" -> new RawSut();
             case "db-scheduler" -> new DbSchedulerSut();
             case "jobrunr" -> new JobRunrSut();
-            default -> throw new IllegalArgumentException("unknown system " + system + "; known: " + ALL_SYSTEMS);
+            default -> throw new IllegalArgumentException("unknown system " + system + "; known: " + BenchOptions.ALL_SYSTEMS);
         };
     }
 
@@ -206,7 +190,7 @@ public final class Bench {
                 case "steady" -> steady(sut, system, config, concurrency, ds);
                 case "soak" -> soak(sut, system, config, concurrency, ds);
                 case "fairness" -> TenantFairness.run(((DocketSut) sut).docket(), 2 * o.jobs(), config);
-                default -> throw new IllegalArgumentException("unknown scenario " + scenario + "; known: " + ALL_SCENARIOS);
+                default -> throw new IllegalArgumentException("unknown scenario " + scenario + "; known: " + BenchOptions.ALL_SCENARIOS);
             };
         } finally {
             try (Connection c = DriverManager.getConnection(adminUrl)) {
@@ -446,180 +430,7 @@ public final class Bench {
         return new Produced(seq, seconds, backlogMid, backlogEnd, first, last, sizeStart, sizeEnd);
     }
 
-    // ---------------------------------------------------------------- output
-
-    private void write() throws Exception {
-        Files.createDirectories(o.out());
-        String md = markdown();
-        System.out.println();
-        System.out.println(md);
-        Files.writeString(o.out().resolve("results.md"), md);
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("settings", settings);
-        List<Map<String, Object>> list = new ArrayList<>();
-        for (Row r : rows.values()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("scenario", r.scenario());
-            m.put("system", r.system());
-            m.put("config", r.config());
-            m.put("metric", r.metric());
-            m.put("unit", r.unit());
-            m.put("values", r.values());
-            if (!r.values().isEmpty()) {
-                m.put("median", r.median());
-                m.put("min", r.min());
-                m.put("max", r.max());
-            }
-            list.add(m);
-        }
-        json.put("results", list);
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(o.out().resolve("results.json").toFile(), json);
-        Files.writeString(o.out().resolve("chart.svg"), Chart.svg(List.copyOf(rows.values()), settings));
-        log("wrote " + o.out().resolve("results.md") + ", results.json, chart.svg");
-    }
-
-    String markdown() {
-        StringBuilder sb = new StringBuilder();
-        sb.append("## Settings\n\n");
-        settings.forEach((k, v) -> sb.append("- ").append(k).append(": ").append(v).append('\n'));
-        sb.append("\n## Results (median of ").append(o.reps()).append(", min–max)\n\n");
-        sb.append("| scenario | system | config | metric | median | min–max |\n");
-        sb.append("|---|---|---|---|---:|---:|\n");
-        for (Row r : rows.values()) {
-            if (r.values().isEmpty()) {
-                sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | – | – |%n", r.scenario(), r.system(),
-                        r.config(), r.metric().replace('|', '/')));
-            } else {
-                sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s–%s |%n", r.scenario(), r.system(),
-                        r.config(), r.metric(), fmt(r.median()), fmt(r.min()), fmt(r.max())));
-            }
-        }
-        sb.append(ratios());
-        return sb.toString();
-    }
-
-    /** Docket's best figure over the best of each other system, per scenario and metric. */
-    private String ratios() {
-        StringBuilder sb = new StringBuilder("\n## Ratios (Docket's best configuration / each system's best; for jobs/s above 1 is Docket ahead, for ms below 1 is)\n\n");
-        sb.append("| scenario | metric | vs | ratio |\n|---|---|---|---:|\n");
-        boolean any = false;
-        for (String metric : List.of("enqueue jobs/s|bulk", "enqueue jobs/s|single", "drain jobs/s|drain",
-                "pickup p50 ms|pickup", "pickup p99 ms|pickup")) {
-            String[] mk = metric.split("\\|");
-            boolean lowerBetter = mk[0].endsWith("ms");
-            Double docket = best("docket", mk[1], mk[0], lowerBetter);
-            if (docket == null) {
-                continue;
-            }
-            for (String other : o.systems()) {
-                Double v = other.equals("docket") ? null : best(other, mk[1], mk[0], lowerBetter);
-                if (v != null && v > 0) {
-                    any = true;
-                    sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %.3g× |%n", mk[1], mk[0], other, docket / v));
-                }
-            }
-        }
-        return any ? sb.toString() : "";
-    }
-
-    private Double best(String system, String scenario, String metric, boolean lowerBetter) {
-        Double best = null;
-        for (Row r : rows.values()) {
-            if (r.system().equals(system) && r.scenario().equals(scenario) && r.metric().equals(metric)
-                    && !r.values().isEmpty()) {
-                double m = r.median();
-                if (best == null || (lowerBetter ? m < best : m > best)) {
-                    best = m;
-                }
-            }
-        }
-        return best;
-    }
-
-    static String fmt(double v) {
-        if (Double.isNaN(v)) {
-            return "n/a";
-        }
-        return Math.abs(v) >= 100 ? String.format(Locale.ROOT, "%,.0f", v) : String.format(Locale.ROOT, "%.2f", v);
-    }
-
     static void log(String s) {
         System.err.println("[bench] " + s);
     }
-
-    // ---------------------------------------------------------------- options
-
-    static Options parse(String[] args) {
-        List<String> systems = ALL_SYSTEMS;
-        List<String> scenarios = DEFAULT_SCENARIOS;
-        Integer jobs = null;
-        Integer reps = null;
-        boolean quick = false;
-        String sc = "on";
-        Path out = Path.of("bench-results");
-        String url = null;
-        List<Integer> conc = List.of(8, 64);
-        Duration soak = null;
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "--systems" -> systems = List.of(args[++i].split(","));
-                case "--scenarios" -> scenarios = List.of(args[++i].split(","));
-                case "--jobs" -> jobs = Integer.parseInt(args[++i].replace("_", ""));
-                case "--reps" -> reps = Integer.parseInt(args[++i]);
-                case "--short" -> quick = true;
-                case "--synchronous-commit" -> sc = args[++i];
-                case "--out" -> out = Path.of(args[++i]);
-                case "--database-url" -> url = args[++i];
-                case "--concurrency" -> conc = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
-                case "--soak-duration" -> soak = Duration.parse("PT" + args[++i].toUpperCase(Locale.ROOT));
-                case "--help", "-h" -> {
-                    System.out.println(HELP);
-                    System.exit(0);
-                }
-                default -> {
-                    System.err.println("unknown option " + a + "\n" + HELP);
-                    System.exit(2);
-                }
-            }
-        }
-        if (!sc.equals("on") && !sc.equals("off")) {
-            throw new IllegalArgumentException("--synchronous-commit must be on or off");
-        }
-        for (String s : systems) {
-            if (!ALL_SYSTEMS.contains(s)) {
-                throw new IllegalArgumentException("unknown system " + s + "; known: " + ALL_SYSTEMS);
-            }
-        }
-        for (String s : scenarios) {
-            if (!ALL_SCENARIOS.contains(s)) {
-                throw new IllegalArgumentException("unknown scenario " + s + "; known: " + ALL_SCENARIOS);
-            }
-        }
-        return new Options(systems, scenarios, jobs != null ? jobs : quick ? 5_000 : 100_000,
-                reps != null ? reps : quick ? 1 : 3, quick, sc, out, url, conc, quick ? 50 : 500,
-                Duration.ofSeconds(quick ? 2 : 10), Duration.ofSeconds(quick ? 3 : 30),
-                soak != null ? soak : Duration.ofSeconds(quick ? 5 : 600), 4);
-    }
-
-    static final String HELP = """
-            Usage: bin/bench [options]   (or: docket bench [options])
-              --systems LIST            docket,raw,db-scheduler,jobrunr (default: all)
-              --scenarios LIST          bulk,single,drain,steady,pickup,soak,fairness (default: all but soak
-                                        and fairness)
-              --jobs N                  jobs for bulk and drain (default 100000; 5000 with --short)
-              --reps N                  repetitions, the median is reported (default 3; 1 with --short)
-              --concurrency LIST        worker concurrencies for drain (default 8,64)
-              --soak-duration D         soak length, e.g. 10m, 90s (default 10m; 5s with --short)
-              --short                   a few seconds per scenario, for CI (no speed assertions)
-              --synchronous-commit on|off   (default on)
-              --database-url URL        a PostgreSQL to use instead of the embedded 18 (needs CREATEDB;
-                                        user and password as URL parameters)
-              --out DIR                 where results.md, results.json and chart.svg go (default bench-results)
-            Scenarios: bulk = enqueue N jobs in chunks of 1,000; single = one job per transaction from 4
-            producers; drain = N pre-enqueued no-op jobs, jobs/s until the live table is empty; steady =
-            producers at 70% of the drain rate measured before; pickup = single jobs 20 ms apart on an idle
-            queue, enqueue commit to handler start; soak = half the drain rate for --soak-duration; fairness
-            (Docket only) = a flood of 2 x N jobs by one tenant, 1,000 of another behind it, with a tenant cap
-            of 4 and without: when the calm tenant's last job started, and how many flood jobs ran first.""";
 }

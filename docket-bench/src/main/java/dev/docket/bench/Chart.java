@@ -112,7 +112,7 @@ final class Chart {
         sb.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>%n",
                 x1, x2, y + h / 2, y + h / 2));
         sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\">%s%s</text>%n", Math.max(x2, left + w) + 6,
-                y + h - 6, Bench.fmt(r.median()), unit));
+                y + h - 6, Report.fmt(r.median()), unit));
     }
 
     private static String esc(String s) {

@@ -17,7 +17,7 @@ class BenchShortTest {
     @Test
     void shortRunProducesARowPerSystemAndScenario(@TempDir Path out) throws Exception {
         List<String> scenarios = List.of("bulk", "single", "drain", "steady", "pickup");
-        Bench.Options options = Bench.parse(new String[]{"--short", "--systems", "docket,raw", "--scenarios",
+        BenchOptions options = BenchOptions.parse(new String[]{"--short", "--systems", "docket,raw", "--scenarios",
                 String.join(",", scenarios) + ",fairness", "--jobs", "2000", "--concurrency", "8", "--out", out.toString()});
 
         List<Bench.Row> rows = new Bench(options).run();

@@ -1,0 +1,93 @@
+package dev.docket.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/** What one benchmark run measures and where it writes, read from its command line ({@link #HELP}). */
+record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int reps, boolean quick,
+                    String synchronousCommit, Path out, String databaseUrl, List<Integer> concurrencies,
+                    int pickupJobs, Duration singleDuration, Duration steadyDuration, Duration soakDuration,
+                    int producers) {
+
+    static final List<String> ALL_SYSTEMS = List.of("docket", "raw", "db-scheduler", "jobrunr");
+    static final List<String> ALL_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup", "soak",
+            "fairness");
+    static final List<String> DEFAULT_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup");
+
+    static BenchOptions parse(String[] args) {
+        List<String> systems = ALL_SYSTEMS;
+        List<String> scenarios = DEFAULT_SCENARIOS;
+        Integer jobs = null;
+        Integer reps = null;
+        boolean quick = false;
+        String sc = "on";
+        Path out = Path.of("bench-results");
+        String url = null;
+        List<Integer> conc = List.of(8, 64);
+        Duration soak = null;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--systems" -> systems = List.of(args[++i].split(","));
+                case "--scenarios" -> scenarios = List.of(args[++i].split(","));
+                case "--jobs" -> jobs = Integer.parseInt(args[++i].replace("_", ""));
+                case "--reps" -> reps = Integer.parseInt(args[++i]);
+                case "--short" -> quick = true;
+                case "--synchronous-commit" -> sc = args[++i];
+                case "--out" -> out = Path.of(args[++i]);
+                case "--database-url" -> url = args[++i];
+                case "--concurrency" -> conc = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
+                case "--soak-duration" -> soak = Duration.parse("PT" + args[++i].toUpperCase(Locale.ROOT));
+                case "--help", "-h" -> {
+                    System.out.println(HELP);
+                    System.exit(0);
+                }
+                default -> {
+                    System.err.println("unknown option " + a + "\n" + HELP);
+                    System.exit(2);
+                }
+            }
+        }
+        if (!sc.equals("on") && !sc.equals("off")) {
+            throw new IllegalArgumentException("--synchronous-commit must be on or off");
+        }
+        for (String s : systems) {
+            if (!ALL_SYSTEMS.contains(s)) {
+                throw new IllegalArgumentException("unknown system " + s + "; known: " + ALL_SYSTEMS);
+            }
+        }
+        for (String s : scenarios) {
+            if (!ALL_SCENARIOS.contains(s)) {
+                throw new IllegalArgumentException("unknown scenario " + s + "; known: " + ALL_SCENARIOS);
+            }
+        }
+        return new BenchOptions(systems, scenarios, jobs != null ? jobs : quick ? 5_000 : 100_000,
+                reps != null ? reps : quick ? 1 : 3, quick, sc, out, url, conc, quick ? 50 : 500,
+                Duration.ofSeconds(quick ? 2 : 10), Duration.ofSeconds(quick ? 3 : 30),
+                soak != null ? soak : Duration.ofSeconds(quick ? 5 : 600), 4);
+    }
+
+    static final String HELP = """
+            Usage: bin/bench [options]   (or: docket bench [options])
+              --systems LIST            docket,raw,db-scheduler,jobrunr (default: all)
+              --scenarios LIST          bulk,single,drain,steady,pickup,soak,fairness (default: all but soak
+                                 and fairness)
+              --jobs N                  jobs for bulk and drain (default 100000; 5000 with --short)
+              --reps N                  repetitions, the median is reported (default 3; 1 with --short)
+              --concurrency LIST        worker concurrencies for drain (default 8,64)
+              --soak-duration D         soak length, e.g. 10m, 90s (default 10m; 5s with --short)
+              --short                   a few seconds per scenario, for CI (no speed assertions)
+              --synchronous-commit on|off   (default on)
+              --database-url URL        a PostgreSQL to use instead of the embedded 18 (needs CREATEDB;
+                                 user and password as URL parameters)
+              --out DIR                 where results.md, results.json and chart.svg go (default bench-results)
+            Scenarios: bulk = enqueue N jobs in chunks of 1,000; single = one job per transaction from 4
+            producers; drain = N pre-enqueued no-op jobs, jobs/s until the live table is empty; steady =
+            producers at 70% of the drain rate measured before; pickup = single jobs 20 ms apart on an idle
+            queue, enqueue commit to handler start; soak = half the drain rate for --soak-duration; fairness
+            (Docket only) = a flood of 2 x N jobs by one tenant, 1,000 of another behind it, with a tenant cap
+            of 4 and without: when the calm tenant's last job started, and how many flood jobs ran first.""";
+}
