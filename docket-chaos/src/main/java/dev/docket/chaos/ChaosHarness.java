@@ -41,7 +41,7 @@ public final class ChaosHarness {
 
     static final String SCHEMA = "chaos";
 
-    private final Options o;
+    private final ChaosOptions o;
     private final Random random = new Random();
     private final List<Path> logs = new ArrayList<>();
     private final Path runDir;
@@ -65,17 +65,13 @@ public final class ChaosHarness {
     private record Kill(String worker, Instant at, Map<Long, Integer> held, Map<Long, Instant> reclaimedAt) {
     }
 
-    record Options(int jobs, int workers, int concurrency, Duration killEvery, boolean zombie, boolean restartDb,
-                   Duration lease, Duration duration, int poison, Duration timeout) {
-    }
-
-    private ChaosHarness(Options options) throws IOException {
+    private ChaosHarness(ChaosOptions options) throws IOException {
         this.o = options;
         this.runDir = Files.createTempDirectory("docket-chaos-");
     }
 
     public static void main(String[] args) throws Exception {
-        Options options = parse(args);
+        ChaosOptions options = ChaosOptions.parse(args);
         boolean ok = new ChaosHarness(options).run();
         System.exit(ok ? 0 : 1);
     }
@@ -98,7 +94,7 @@ public final class ChaosHarness {
             List<Long> enqueued = produceWithChaos(docket, started);
             boolean drained = awaitDrained(started);
             stopWorkers();
-            Report report = retrying(() -> check(enqueued));
+            ChaosReport report = retrying(() -> check(enqueued));
             report.print(drained, (System.nanoTime() - started) / 1e9);
             return drained && report.ok();
         } finally {
@@ -364,8 +360,8 @@ public final class ChaosHarness {
         }
     }
 
-    private Report check(List<Long> enqueued) throws SQLException {
-        Report r = new Report();
+    private ChaosReport check(List<Long> enqueued) throws SQLException {
+        ChaosReport r = new ChaosReport(o.poison());
         r.enqueued = enqueued.size();
         Set<Long> completed = new HashSet<>();
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
@@ -467,64 +463,6 @@ public final class ChaosHarness {
                 && !executionStart.isAfter(restartDoneAt.plusSeconds(1));
     }
 
-    private final class Report {
-        int enqueued;
-        int completed;
-        int lost;
-        int doubleCompletions;
-        int unexpectedDead;
-        int poisonDead;
-        int executions;
-        int duplicated;
-        int unexplained;
-        int kills;
-        int neverReclaimed;
-        Duration bound;
-        final Map<String, Integer> explained = new HashMap<>();
-        final List<Long> reclaimMillis = new ArrayList<>();
-
-        boolean ok() {
-            return lost == 0 && doubleCompletions == 0 && unexplained == 0 && unexpectedDead == 0 && neverReclaimed == 0
-                    && poisonDead == o.poison() && maxReclaim() <= bound.toMillis();
-        }
-
-        long maxReclaim() {
-            return reclaimMillis.stream().mapToLong(Long::longValue).max().orElse(0);
-        }
-
-        long p99Reclaim() {
-            List<Long> sorted = reclaimMillis.stream().sorted().toList();
-            return sorted.isEmpty() ? 0 : sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * 0.99) - 1));
-        }
-
-        void print(boolean drained, double seconds) {
-            System.out.println();
-            System.out.println("chaos report");
-            row("run time", String.format(Locale.ROOT, "%.1f s", seconds), true);
-            row("queue drained", drained ? "yes" : "NO", drained);
-            row("jobs enqueued", Integer.toString(enqueued), true);
-            row("jobs completed", Integer.toString(completed), true);
-            row("jobs lost (never completed nor dead)", Integer.toString(lost), lost == 0);
-            row("jobs completed more than once", Integer.toString(doubleCompletions), doubleCompletions == 0);
-            row("poison jobs in dead_jobs", poisonDead + " of " + o.poison(), poisonDead == o.poison());
-            row("other jobs in dead_jobs", Integer.toString(unexpectedDead), unexpectedDead == 0);
-            row("handler executions", Integer.toString(executions), true);
-            row("jobs executed more than once", Integer.toString(duplicated), true);
-            row("  duplicate executions explained", explained.toString(), true);
-            row("  duplicate executions unexplained", Integer.toString(unexplained), unexplained == 0);
-            row("workers killed (SIGKILL)", Integer.toString(kills), true);
-            row("kill -> re-claim, max", maxReclaim() + " ms (bound " + bound.toMillis() + " ms)",
-                    maxReclaim() <= bound.toMillis());
-            row("kill -> re-claim, p99", p99Reclaim() + " ms over " + reclaimMillis.size() + " jobs", true);
-            row("killed workers' jobs never re-claimed", Integer.toString(neverReclaimed), neverReclaimed == 0);
-            System.out.println(ok() && drained ? "chaos: PASS" : "chaos: FAIL");
-        }
-
-        private static void row(String name, String value, boolean ok) {
-            System.out.printf(Locale.ROOT, "  %-40s %-40s %s%n", name, value, ok ? "" : "<-- FAILED");
-        }
-    }
-
     private interface SqlCall<T> {
         T call() throws SQLException;
     }
@@ -566,75 +504,5 @@ public final class ChaosHarness {
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
             st.execute(sql);
         }
-    }
-
-    private static Options parse(String[] args) {
-        int jobs = 20_000;
-        int workers = 4;
-        int concurrency = 8;
-        Duration killEvery = Duration.ofSeconds(3);
-        boolean zombie = true;
-        boolean restart = true;
-        Duration lease = Duration.ofSeconds(5);
-        Duration duration = Duration.ofSeconds(60);
-        int poison = 3;
-        Duration timeout = null;
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "--jobs" -> jobs = positiveInt(args, ++i);
-                case "--workers" -> workers = positiveInt(args, ++i);
-                case "--concurrency" -> concurrency = positiveInt(args, ++i);
-                case "--kill-every" -> killEvery = seconds(args, ++i);
-                case "--lease" -> lease = seconds(args, ++i);
-                case "--duration" -> duration = seconds(args, ++i);
-                case "--timeout" -> timeout = seconds(args, ++i);
-                case "--poison" -> poison = Integer.parseInt(value(args, ++i));
-                case "--no-zombie" -> zombie = false;
-                case "--no-restart" -> restart = false;
-                case "-h", "--help" -> {
-                    System.out.println("""
-                            usage: bin/chaos [options]
-                              --jobs N          jobs to enqueue over the run (default 20000)
-                              --workers N       worker processes alive at once (default 4)
-                              --concurrency N   jobs at once per worker (default 8)
-                              --kill-every SEC  SIGKILL a random worker this often (default 3)
-                              --duration SEC    spread the enqueues over this long (default 60)
-                              --lease SEC       worker lease (default 5)
-                              --poison N        jobs that halt their JVM, max 3 attempts (default 3)
-                              --timeout SEC     give up waiting for the queue to drain (default duration + 120)
-                              --no-zombie       do not SIGSTOP a worker for longer than its lease
-                              --no-restart      do not restart PostgreSQL""");
-                    System.exit(0);
-                }
-                default -> usage("unknown option " + a);
-            }
-        }
-        return new Options(jobs, workers, concurrency, killEvery, zombie, restart, lease, duration, poison,
-                timeout != null ? timeout : duration.plusSeconds(120));
-    }
-
-    private static Duration seconds(String[] args, int i) {
-        return Duration.ofMillis(Math.round(Double.parseDouble(value(args, i)) * 1000));
-    }
-
-    private static int positiveInt(String[] args, int i) {
-        int n = Integer.parseInt(value(args, i));
-        if (n < 1) {
-            usage(args[i - 1] + " must be positive");
-        }
-        return n;
-    }
-
-    private static String value(String[] args, int i) {
-        if (i >= args.length) {
-            usage(args[i - 1] + " needs a value");
-        }
-        return args[i];
-    }
-
-    private static void usage(String message) {
-        System.err.println("chaos: " + message + " (try --help)");
-        System.exit(2);
     }
 }
