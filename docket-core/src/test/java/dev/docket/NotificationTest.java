@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.docket.testing.DocketTest;
 import dev.docket.testing.HookedDataSource;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -133,14 +132,7 @@ class NotificationTest extends DocketTest {
         Docket enqueuer = docket();
         // The worker's connections pass a gate, so that the listener stays down until the test says.
         AtomicReference<CountDownLatch> gate = new AtomicReference<>(new CountDownLatch(0));
-        DataSource gated = new HookedDataSource(dataSource(), () -> {
-            try {
-                gate.get().await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SQLException("interrupted at the gate", e);
-            }
-        }, c -> { });
+        DataSource gated = HookedDataSource.gated(dataSource(), gate);
         Docket docket = closeAfter(Docket.builder(gated).schema(schema).build());
         Recorder recorder = new Recorder();
         Worker worker = listeningWorker(docket, recorder);

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.docket.testing.DocketTest;
 import dev.docket.testing.HookedDataSource;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,14 +80,7 @@ class WorkerPoolTest extends DocketTest {
     void aPoolThatHidesItsSizeAndHasNoConnectionToGiveShowsAsStalledInHealth() {
         // Borrowers pass a gate; closing it is a pool with every connection taken and no timeout.
         AtomicReference<CountDownLatch> gate = new AtomicReference<>(new CountDownLatch(0));
-        HookedDataSource starving = new HookedDataSource(dataSource(), () -> {
-            try {
-                gate.get().await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SQLException("interrupted at the gate", e);
-            }
-        }, c -> { });
+        HookedDataSource starving = HookedDataSource.gated(dataSource(), gate);
         Docket docket = docketOn(starving);
         Worker worker = closeAfter(docket.worker().queue("default", 2).listen(false).maintenance(false)
                 .handler("task", Task.class, (t, ctx) -> { })

@@ -4,6 +4,8 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -34,6 +36,21 @@ public final class HookedDataSource implements DataSource {
         this.delegate = delegate;
         this.before = before;
         this.on = on;
+    }
+
+    /**
+     * Lets borrowers through only while the latch in {@code gate} is open: put a closed latch in it
+     * and every borrower waits, as on a pool whose connections are all taken.
+     */
+    public static HookedDataSource gated(DataSource delegate, AtomicReference<CountDownLatch> gate) {
+        return new HookedDataSource(delegate, () -> {
+            try {
+                gate.get().await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SQLException("interrupted at the gate", e);
+            }
+        }, c -> { });
     }
 
     /** Runs {@code sql} (a SET, say) on every connection handed out. */
