@@ -1,7 +1,8 @@
 package dev.docket;
 
+import static dev.docket.internal.db.Database.call;
+
 import dev.docket.internal.db.Database;
-import java.sql.SQLException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -40,7 +41,7 @@ public final class DocketAdmin {
      */
     public List<DeadJobGroup> deadJobGroups(String kind, int limit) {
         if (kind != null) {
-            Docket.checkKind(kind);
+            Kinds.checkName(kind);
         }
         if (limit < 1 || limit > 1000) {
             throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
@@ -161,17 +162,5 @@ public final class DocketAdmin {
     /** Statistics per queue and kind, for the whole cluster; see {@link QueueStats}. */
     public List<QueueStats> stats() {
         return call("computing statistics", store.stats()::stats);
-    }
-
-    private interface Query<T> {
-        T run() throws SQLException;
-    }
-
-    private static <T> T call(String what, Query<T> query) {
-        try {
-            return query.run();
-        } catch (SQLException e) {
-            throw new DocketException("docket: " + what + " failed: " + e.getMessage(), e);
-        }
     }
 }
