@@ -19,10 +19,12 @@ import dev.docket.internal.service.ServiceGroup;
 import dev.docket.internal.service.StallWatch;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 
@@ -91,15 +93,8 @@ final class WorkerServices {
                 config.interruptWait());
         // The maintainer's rounds may rightly be long (a vacuum): only services whose rounds are short are watched.
         List<Service> watched = new ArrayList<>(producers);
-        watched.add(completer);
-        watched.add(heartbeater);
-        watched.add(queueSettings);
-        if (notifier != null) {
-            watched.add(notifier);
-        }
-        if (elector != null) {
-            watched.add(elector);
-        }
+        watched.addAll(List.of(completer, heartbeater, queueSettings));
+        watched.addAll(present(notifier, elector));
         this.stallWatch = new StallWatch("docket-stall-watch-" + workerId, watched, config.stallTimeout(),
                 "a worker needs " + connectionsNeeded() + " pool connections (queues + 6, see Worker)");
         this.services = new ServiceGroup(wiring());
@@ -112,21 +107,16 @@ final class WorkerServices {
      * lease lapses while its job is still being finished.
      */
     private List<Lifecycle> wiring() {
-        List<Lifecycle> order = new ArrayList<>();
-        order.add(heartbeater);
-        order.add(stallWatch);
-        order.add(queueSettings);
-        order.add(Lifecycle.onStop(executor::close));
-        order.add(completer);
-        order.add(handlerDrain);
-        if (elector != null) {
-            order.add(elector);
-        }
-        if (notifier != null) {
-            order.add(notifier);
-        }
+        List<Lifecycle> order = new ArrayList<>(List.of(heartbeater, stallWatch, queueSettings,
+                Lifecycle.onStop(executor::close), completer, handlerDrain));
+        order.addAll(present(elector, notifier));
         order.addAll(producers);
         return order;
+    }
+
+    /** The optional services that this worker has (no elector without maintenance, no notifier without listening). */
+    private static List<Service> present(Service... optional) {
+        return Arrays.stream(optional).filter(Objects::nonNull).toList();
     }
 
     private DataSource listenerDataSource() {

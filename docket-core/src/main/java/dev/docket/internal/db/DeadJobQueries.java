@@ -7,15 +7,7 @@ import java.time.Duration;
 import java.util.List;
 
 /** The dead-letter table, for operators: listing, grouping, replay and retention. */
-public final class DeadJobQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    DeadJobQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-    }
+public record DeadJobQueries(Jdbc jdbc, Statements sql) {
 
     /**
      * One keyset page of dead jobs, newest first, optionally of one kind and with {@code errorContains}

@@ -14,8 +14,11 @@ import java.util.Locale;
  * bounded rate (jobs per second), so replaying a day of failures does not put a wall of jobs in front
  * of everyone else; the library carries it out ({@link DocketAdmin#startReplay}) and keeps its
  * progress in the database, at {@code /api/dlq/replays/{id}} also after a restart.
+ *
+ * @param admin  lists, groups and replays dead jobs
+ * @param bodies reads request bodies
  */
-public final class DlqApi {
+public record DlqApi(DocketAdmin admin, Bodies bodies) {
 
     /** Default replay rate, jobs per second. */
     public static final int DEFAULT_RATE = 100;
@@ -23,17 +26,9 @@ public final class DlqApi {
     public static final int DEFAULT_MAX = 10_000;
     public static final int LARGEST_MAX = 1_000_000;
 
-    private final DocketAdmin admin;
-    private final Bodies bodies;
-
     /** A bulk replay's progress, as {@code /api/dlq/replays/{id}} shows it. */
     record View(long id, String state, String kind, String errorContains, int ratePerSecond, int matched,
                 int replayed) {
-    }
-
-    public DlqApi(DocketAdmin admin, Bodies bodies) {
-        this.admin = admin;
-        this.bodies = bodies;
     }
 
     public void register(Javalin app) {

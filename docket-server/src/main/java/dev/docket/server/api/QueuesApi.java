@@ -5,16 +5,13 @@ import dev.docket.JobOptions;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 
-/** {@code /api/queues}: cluster-wide queue settings (pause, caps) and who is running what. */
-public final class QueuesApi {
-
-    private final DocketAdmin admin;
-    private final Bodies bodies;
-
-    public QueuesApi(DocketAdmin admin, Bodies bodies) {
-        this.admin = admin;
-        this.bodies = bodies;
-    }
+/**
+ * {@code /api/queues}: cluster-wide queue settings (pause, caps) and who is running what.
+ *
+ * @param admin  reads and changes queue settings
+ * @param bodies reads request bodies
+ */
+public record QueuesApi(DocketAdmin admin, Bodies bodies) {
 
     public void register(Javalin app) {
         app.get("/api/queues", this::list, Access.READ);
