@@ -49,9 +49,8 @@ class WorkerPoolTest extends DocketTest {
     void aPoolOfOneWithoutAListenerRunsJobs() {
         HikariDataSource pool = closeAfter(db.pool(1));
         Docket docket = docketOn(pool);
-        closeAfter(docket.worker().queue("default", 4).listen(false).pollInterval(Duration.ofMillis(100))
-                .handler("task", Task.class, (t, ctx) -> { })
-                .start());
+        worker(docket, w -> w.queue("default", 4).listen(false).pollInterval(Duration.ofMillis(100))
+                .handler("task", Task.class, (t, ctx) -> { }));
 
         long id = docket.enqueue("task", new Task(1));
 
@@ -62,9 +61,8 @@ class WorkerPoolTest extends DocketTest {
     void aPoolOfThreeBelowTheDocumentedNeedStillRunsJobs() {
         HikariDataSource pool = closeAfter(db.pool(3));
         Docket docket = docketOn(pool);
-        closeAfter(docket.worker().queue("default", 8)
-                .handler("task", Task.class, (t, ctx) -> { })
-                .start());
+        worker(docket, w -> w.queue("default", 8)
+                .handler("task", Task.class, (t, ctx) -> { }));
 
         List<NewJob> jobs = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
@@ -82,9 +80,8 @@ class WorkerPoolTest extends DocketTest {
         AtomicReference<CountDownLatch> gate = new AtomicReference<>(new CountDownLatch(0));
         HookedDataSource starving = HookedDataSource.gated(dataSource(), gate);
         Docket docket = docketOn(starving);
-        Worker worker = closeAfter(docket.worker().queue("default", 2).listen(false).maintenance(false)
-                .handler("task", Task.class, (t, ctx) -> { })
-                .start());
+        Worker worker = worker(docket, w -> w.queue("default", 2).listen(false).maintenance(false)
+                .handler("task", Task.class, (t, ctx) -> { }));
         closeAfter(() -> gate.get().countDown());
         assertThat(worker.health().healthy()).isTrue();
         assertThat(worker.health().stalledServices()).isEmpty();

@@ -280,10 +280,9 @@ class LeaderElectorTest extends DocketTest {
         Duration lease = Duration.ofMillis(600);
         List<Worker> workers = Stream.of(1, 2, 3).map(i -> {
             Docket docket = docket();
-            return closeAfter(docket.worker().queue("default", 1).leaderLease(lease)
+            return worker(docket, w -> w.queue("default", 1).leaderLease(lease)
                     .handler("noop", Noop.class, (n, ctx) -> {
-                    })
-                    .start());
+                    }));
         }).toList();
 
         Worker leader = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
