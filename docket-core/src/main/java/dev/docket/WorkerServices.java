@@ -12,6 +12,7 @@ import dev.docket.internal.notify.Notifier;
 import dev.docket.internal.producer.HandlerDrain;
 import dev.docket.internal.producer.Producer;
 import dev.docket.internal.producer.QueueSettingsWatcher;
+import dev.docket.internal.service.FailureLog;
 import dev.docket.internal.service.Lifecycle;
 import dev.docket.internal.service.PoolSize;
 import dev.docket.internal.service.Service;
@@ -178,28 +179,31 @@ final class WorkerServices {
     }
 
     WorkerHealth health() {
-        Map<String, Integer> failing = new LinkedHashMap<>();
-        producers.forEach(p -> addFailures(failing, "producer:" + p.queue(), p));
-        addFailures(failing, "completer", completer);
-        addFailures(failing, "heartbeat", heartbeater);
-        addFailures(failing, "queue-settings", queueSettings);
+        Map<String, Service> named = new LinkedHashMap<>();
+        producers.forEach(p -> named.put("producer:" + p.queue(), p));
+        named.put("completer", completer);
+        named.put("heartbeat", heartbeater);
+        named.put("queue-settings", queueSettings);
         if (notifier != null) {
-            addFailures(failing, "listener", notifier);
+            named.put("listener", notifier);
         }
         if (elector != null) {
-            addFailures(failing, "leader-election", elector);
-            addFailures(failing, "maintenance", maintainer);
+            named.put("leader-election", elector);
+            named.put("maintenance", maintainer);
         }
+        Map<String, Integer> failing = new LinkedHashMap<>();
+        Map<String, String> lastErrors = new LinkedHashMap<>();
+        named.forEach((name, service) -> {
+            FailureLog.Failure last = service.lastFailure();
+            if (service.consecutiveFailures() > 0 && last != null) {
+                failing.put(name, service.consecutiveFailures());
+                lastErrors.put(name, last.at() + " " + last.error());
+            }
+        });
         List<String> stalled = stallWatch.stalled();
         boolean healthy = stalled.isEmpty()
                 && failing.values().stream().allMatch(n -> n < WorkerHealth.FAILURE_THRESHOLD);
-        return new WorkerHealth(healthy, config.workerId(), isLeader(), isListening(), inFlight(), failing, stalled);
-    }
-
-    private static void addFailures(Map<String, Integer> failing, String service, Service s) {
-        int failures = s.consecutiveFailures();
-        if (failures > 0) {
-            failing.put(service, failures);
-        }
+        return new WorkerHealth(healthy, config.workerId(), isLeader(), isListening(), inFlight(), failing, lastErrors,
+                stalled);
     }
 }

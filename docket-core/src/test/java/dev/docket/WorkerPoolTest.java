@@ -99,4 +99,31 @@ class WorkerPoolTest extends DocketTest {
         await("recovered").atMost(Duration.ofSeconds(30)).until(() -> worker.health().healthy());
         assertThat(worker.health().stalledServices()).isEmpty();
     }
+
+    @Test
+    void servicesThatFailShowInHealthWithTheirLastErrorAndRecoverByThemselves() {
+        AtomicReference<String> refusal = new AtomicReference<>();
+        HookedDataSource refusing = new HookedDataSource(dataSource(), () -> {
+            if (refusal.get() != null) {
+                throw new java.sql.SQLException(refusal.get(), "08001");
+            }
+        }, c -> { });
+        Docket docket = docketOn(refusing);
+        Worker worker = worker(docket, w -> w.queue("default", 2).listen(false).maintenance(false)
+                .handler("task", Task.class, (t, ctx) -> { }));
+        assertThat(worker.health().failingServices()).isEmpty();
+
+        refusal.set("database down for the test");
+
+        WorkerHealth failing = await("failures reported").atMost(Duration.ofSeconds(30))
+                .until(worker::health, h -> h.failingServices().getOrDefault("queue-settings", 0)
+                        >= WorkerHealth.FAILURE_THRESHOLD);
+        assertThat(failing.healthy()).isFalse();
+        assertThat(failing.lastErrors()).containsOnlyKeys(failing.failingServices().keySet());
+        assertThat(failing.lastErrors().get("queue-settings")).contains("database down for the test");
+
+        refusal.set(null);
+        await("recovered").atMost(Duration.ofSeconds(30)).until(() -> worker.health().healthy());
+        assertThat(worker.health().lastErrors()).isEmpty();
+    }
 }
