@@ -62,7 +62,8 @@ final class WorkerServices {
                 inFlight, workerId);
         this.queueSettings = new QueueSettingsWatcher(shared.store(), config.queueSettingsInterval());
         queues.forEach((queue, concurrency) -> {
-            Producer p = new Producer(queue, concurrency, Math.min(concurrency, config.maxClaimBatch()),
+            Producer p = new Producer(queue, concurrency,
+                    Math.min(concurrency + config.claimAhead(), config.maxClaimBatch()), config.claimAhead(),
                     config.pollInterval(), config.lease(), workerId, shared.store(), executor, queueSettings);
             producers.add(p);
             wakers.put(queue, p::jobsAvailable);

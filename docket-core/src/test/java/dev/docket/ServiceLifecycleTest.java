@@ -142,7 +142,7 @@ class ServiceLifecycleTest extends DocketTest {
                 JobKind.of("task", Task.class).build(), handler, RetryPolicy.defaults())), kind -> RetryPolicy.defaults(),
                 docket.shared().codec(), completer, store, new InFlight(), "w1"));
         QueueSettingsWatcher settings = new QueueSettingsWatcher(store, Duration.ofSeconds(1));
-        Producer producer = new Producer("default", 2, 2, FAST, Duration.ofSeconds(30), "w1", store, executor, settings);
+        Producer producer = new Producer("default", 2, 2, 0, FAST, Duration.ofSeconds(30), "w1", store, executor, settings);
 
         cycle(producer, () -> {
             docket.enqueue("task", new Task(1));

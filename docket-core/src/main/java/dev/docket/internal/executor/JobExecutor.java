@@ -67,14 +67,39 @@ public final class JobExecutor implements AutoCloseable {
         this.timeouts = timer;
     }
 
-    /**
-     * Starts the job's handler; {@code handlerDone} runs when the handler has returned or thrown,
-     * {@code settled} once its outcome is written (or discarded), which is when the job stops
-     * counting as running in the database.
-     */
+    /** Starts the job's handler at once: {@link #hold} then {@link #start}. */
     public void execute(ClaimedJob job, Runnable handlerDone, Runnable settled) {
-        RunningJob running = inFlight.add(job);
-        Thread.ofVirtual().name("docket-job-" + job.id()).start(() -> run(running, handlerDone, settled));
+        start(hold(job), handlerDone, settled);
+    }
+
+    /**
+     * Takes a claimed job into this worker's hands before its handler starts: from now on the
+     * heartbeat extends its lease, and a cancel or a rescue marks it lost.
+     */
+    public RunningJob hold(ClaimedJob job) {
+        return inFlight.add(job);
+    }
+
+    /**
+     * Starts a held job's handler; {@code handlerDone} runs when the handler has returned or thrown,
+     * {@code settled} once its outcome is written (or discarded), which is when the job stops
+     * counting as running in the database. Its timeout counts from now.
+     */
+    public void start(RunningJob running, Runnable handlerDone, Runnable settled) {
+        Thread.ofVirtual().name("docket-job-" + running.fence().id()).start(() -> run(running, handlerDone, settled));
+    }
+
+    /** Gives a held job whose handler never started back to the queue at once, its attempt not counted. */
+    public void release(RunningJob running, Runnable settled) {
+        completer.submit(new Outcome.Released(running.fence(), true), written -> {
+            inFlight.remove(running);
+            settled.run();
+        });
+    }
+
+    /** Lets go of a held job whose handler never started and whose lease is lost: there is nothing to write. */
+    public void forget(RunningJob running) {
+        inFlight.remove(running);
     }
 
     /**
