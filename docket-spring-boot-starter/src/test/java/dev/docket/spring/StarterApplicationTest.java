@@ -11,7 +11,7 @@ import dev.docket.JobQuery;
 import dev.docket.JobState;
 import dev.docket.JobSummary;
 import dev.docket.spring.app.Mailer;
-import dev.docket.spring.app.OrderService;
+import dev.docket.spring.app.SendConfirmation;
 import dev.docket.spring.app.ShopApplication;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,6 +27,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -56,7 +58,9 @@ class StarterApplicationTest {
     @Autowired
     Docket docket;
     @Autowired
-    OrderService orders;
+    TransactionTemplate transaction;
+    @Autowired
+    JdbcTemplate jdbc;
     @Autowired
     Mailer mailer;
     @Autowired
@@ -66,23 +70,36 @@ class StarterApplicationTest {
     @LocalServerPort
     int port;
 
+    /** Inserts an order and enqueues its confirmation in one Spring-managed transaction; may then throw. */
+    private long placeOrder(String email, boolean failAfterEnqueue) {
+        return transaction.execute(status -> {
+            Long id = jdbc.queryForObject("INSERT INTO starter_orders (email) VALUES (?) RETURNING id", Long.class, email);
+            docket.enqueue("send_confirmation", new SendConfirmation(id, email));
+            if (failAfterEnqueue) {
+                throw new IllegalStateException("payment declined");
+            }
+            return id;
+        });
+    }
+
     @Test
     void aTransactionThatEnqueuesAndThenThrowsLeavesNeitherTheOrderNorTheJob() {
         String email = unique("declined");
-        assertThatThrownBy(() -> orders.placeOrder(email, true)).hasMessage("payment declined");
-        assertThat(orders.ordersOf(email)).isZero();
+        assertThatThrownBy(() -> placeOrder(email, true)).hasMessage("payment declined");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM starter_orders WHERE email = ?", Integer.class, email)).isZero();
         assertThat(confirmationsTo(email)).isEmpty();
     }
 
     @Test
-    void aCommittedTransactionsJobIsRunByTheHandlerBeanWhichCallsAnotherBean() {
+    void aCommittedTransactionsJobIsRunByTheTransactionalHandlerBeanWhichCallsAnotherBean() {
         String email = unique("paid");
-        long order = orders.placeOrder(email, false);
-        Awaitility.await().atMost(Duration.ofSeconds(30))
-                .until(mailer::sent, sent -> sent.contains(email + ": order " + order + " confirmed"));
+        long order = placeOrder(email, false);
         JobSummary job = confirmationsTo(email).getFirst();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(mailer::sent, sent -> sent.contains(
+                email + ": order " + order + " confirmed by job " + job.id() + ", in a transaction"));
         Awaitility.await().atMost(Duration.ofSeconds(30))
                 .until(() -> docket.job(job.id()).orElseThrow().state() == JobState.COMPLETED);
+        assertThat(jdbc.queryForObject("SELECT confirmed FROM starter_orders WHERE id = ?", Boolean.class, order)).isTrue();
     }
 
     @Test

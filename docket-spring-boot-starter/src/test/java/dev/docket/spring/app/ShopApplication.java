@@ -5,7 +5,7 @@ import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 
-/** A small application that uses the starter: orders placed in a transaction enqueue their confirmation mail. */
+/** A small application that uses the starter; the tests place orders in Spring-managed transactions. */
 @SpringBootApplication
 public class ShopApplication {
 
@@ -13,7 +13,8 @@ public class ShopApplication {
     @Bean(destroyMethod = "close")
     DataSource dataSource() {
         TestDatabase db = TestDatabase.get();
-        db.execute("CREATE TABLE IF NOT EXISTS shop_orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, email text NOT NULL)");
+        db.execute("CREATE TABLE IF NOT EXISTS starter_orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
+                + "email text NOT NULL, confirmed boolean NOT NULL DEFAULT false)");
         return db.pool(20);
     }
 }
