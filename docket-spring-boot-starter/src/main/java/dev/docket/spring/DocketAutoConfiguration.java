@@ -20,7 +20,9 @@ import org.springframework.context.annotation.Bean;
  * startup unless {@code docket.migrate=false}) whose enqueues without a {@code Connection} join the
  * Spring-managed transaction of the caller, the {@link JobKind} and {@link PeriodicJob} beans declared
  * on it, and {@link DocketWorkers}, which runs the {@link DocketHandler} beans in the application's
- * lifecycle. Either bean may be replaced by one of the application's own.
+ * lifecycle. An application's own {@code Docket} bean replaces the starter's (give it
+ * {@code externalTransactions(new SpringTransactions(dataSource))} to keep enqueues in its transactions);
+ * {@link DocketCustomizer} beans adjust the starter's instead.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnClass(Docket.class)
@@ -47,7 +49,6 @@ public class DocketAutoConfiguration {
 
     /** The worker that runs the handler beans, and the builder tests run jobs with. */
     @Bean
-    @ConditionalOnMissingBean
     public DocketWorkers docketWorkers(Docket docket, DocketProperties properties, ConfigurableListableBeanFactory beans,
                                        ObjectProvider<JobKind<?>> kinds,
                                        ObjectProvider<DocketWorkerCustomizer> customizers) {

@@ -20,6 +20,7 @@ public class DocketHealthIndicator extends AbstractHealthIndicator {
     private final DocketWorkers workers;
     private final boolean listen;
 
+    /** Reports on {@code docket} and the worker of {@code workers}; {@code listen}: whether that worker should be listening. */
     public DocketHealthIndicator(Docket docket, DocketWorkers workers, boolean listen) {
         super("Docket health check failed");
         this.docket = docket;

@@ -78,7 +78,8 @@ public record DocketProperties(
      * @param queues            the queues it serves, each with its concurrency (1 to 10,000); empty means
      *                          {@code default=10}
      * @param shutdownGrace     how long running handlers may finish at shutdown before they are
-     *                          interrupted and their jobs released to the queue
+     *                          interrupted and their jobs released to the queue; keep
+     *                          {@code spring.lifecycle.timeout-per-shutdown-phase} a few seconds longer
      * @param pollInterval      how often an idle queue is looked at without a notification (jittered)
      * @param listen            whether to LISTEN for enqueue notifications (one long-lived connection)
      * @param lease             how long a claim holds a job without a heartbeat (at least 1 s)

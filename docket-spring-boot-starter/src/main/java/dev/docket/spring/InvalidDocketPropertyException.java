@@ -8,6 +8,7 @@ public class InvalidDocketPropertyException extends IllegalArgumentException {
 
     private final String property;
 
+    /** {@code property} had {@code value}, which a builder refused with {@code cause} (whose message says the rule). */
     public InvalidDocketPropertyException(String property, Object value, IllegalArgumentException cause) {
         super("invalid value for " + property + " (" + value + "): " + cause.getMessage(), cause);
         this.property = property;

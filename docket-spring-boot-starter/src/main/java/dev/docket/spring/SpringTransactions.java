@@ -21,6 +21,7 @@ public final class SpringTransactions implements ExternalTransactions {
 
     private final DataSource dataSource;
 
+    /** Joins transactions on {@code dataSource}, which must be the one the {@code Docket} was built on. */
     public SpringTransactions(DataSource dataSource) {
         this.dataSource = dataSource;
     }
