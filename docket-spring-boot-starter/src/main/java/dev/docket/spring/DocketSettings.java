@@ -56,10 +56,21 @@ final class DocketSettings {
         }
     }
 
+    /** The queues and every other worker option. */
     void applyTo(Worker.Builder b) {
-        DocketProperties.Worker w = properties.worker();
-        w.queues().forEach((queue, concurrency) ->
+        properties.worker().queues().forEach((queue, concurrency) ->
                 set("docket.worker.queues." + queue, concurrency, () -> b.queue(queue, concurrency)));
+        applyOptionsTo(b);
+    }
+
+    /** Whether workers take part in the maintenance election ({@code docket.worker.maintenance}). */
+    boolean maintenance() {
+        return properties.worker().maintenance();
+    }
+
+    /** Every worker option but the queues: for a worker that runs maintenance only. */
+    void applyOptionsTo(Worker.Builder b) {
+        DocketProperties.Worker w = properties.worker();
         set("docket.worker.shutdown-grace", w.shutdownGrace(), () -> b.shutdownGrace(w.shutdownGrace()));
         set("docket.worker.poll-interval", w.pollInterval(), () -> b.pollInterval(w.pollInterval()));
         b.listen(w.listen());

@@ -10,9 +10,10 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * The application's Docket worker: started with the application context when
- * {@code docket.worker.enabled} (the default) and handler beans exist, stopped in the graceful-shutdown
- * phase, where running handlers get {@code docket.worker.shutdown-grace} to finish before they are
- * interrupted and their jobs go back to the queue at once.
+ * {@code docket.worker.enabled} (the default), stopped in the graceful-shutdown phase, where running
+ * handlers get {@code docket.worker.shutdown-grace} to finish before they are interrupted and their jobs
+ * go back to the queue at once. Without {@link DocketHandler} beans it serves no queue and only takes
+ * part in maintenance (due scheduled jobs, rescues, retention), unless {@code docket.worker.maintenance=false}.
  *
  * <p>{@link #builder()} gives a worker builder with the same queues, handlers and settings, which a
  * test uses to run jobs on its own thread: {@code workers.builder().runReadyJobs()}.
@@ -67,12 +68,18 @@ public class DocketWorkers implements SmartLifecycle {
         if (!enabled) {
             return;
         }
-        if (handlers.isEmpty()) {
-            log.warn("docket: no @DocketHandler beans, so no worker runs in this application "
+        if (!handlers.isEmpty()) {
+            worker = builder().start();
+        } else if (settings.maintenance()) {
+            // Jobs this application schedules still need a maintenance leader to become due.
+            Worker.Builder b = docket.worker();
+            settings.applyOptionsTo(b);
+            worker = b.start();
+            log.info("docket: no @DocketHandler beans: this application's worker runs maintenance only");
+        } else {
+            log.warn("docket: no @DocketHandler beans and docket.worker.maintenance=false: no worker runs "
                     + "(set docket.worker.enabled=false to say that this is intended)");
-            return;
         }
-        worker = builder().start();
     }
 
     /** Stops the worker gracefully: this takes up to {@code docket.worker.shutdown-grace} and a few seconds more. */

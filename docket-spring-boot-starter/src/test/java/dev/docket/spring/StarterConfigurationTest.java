@@ -30,7 +30,7 @@ class StarterConfigurationTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(DocketAutoConfiguration.class, DocketHealthAutoConfiguration.class))
             .withBean(DataSource.class, () -> new DelegatingDataSource(TestDatabase.get().dataSource()))
-            .withPropertyValues("docket.schema=" + SCHEMA, "docket.migrate=false");
+            .withPropertyValues("docket.schema=" + SCHEMA, "docket.migrate=false", "docket.worker.enabled=false");
 
     @AfterAll
     static void dropSchema() {
@@ -102,6 +102,17 @@ class StarterConfigurationTest {
                             .containsExactly(org.assertj.core.groups.Tuple.tuple(id, JobRun.Result.COMPLETED));
                     assertThat(ctx.getBean(NoteHandler.class).last).isEqualTo("hello");
                 });
+    }
+
+    @Test
+    void withoutHandlerBeansTheWorkerRunsMaintenanceOnly() {
+        runner.withPropertyValues("docket.migrate=true", "docket.worker.enabled=true").run(ctx -> {
+            DocketWorkers workers = ctx.getBean(DocketWorkers.class);
+            assertThat(workers.isRunning()).isTrue();
+            assertThat(workers.worker().orElseThrow().inFlight()).isZero();
+        });
+        runner.withPropertyValues("docket.worker.enabled=true", "docket.worker.maintenance=false")
+                .run(ctx -> assertThat(ctx.getBean(DocketWorkers.class).isRunning()).isFalse());
     }
 
     private void assertRefused(String property, String name, String rule) {
