@@ -44,6 +44,10 @@ import javax.sql.DataSource;
  * <p>Kinds known only by name have the thin form: {@code enqueue("send_email", payload)} and
  * {@code handler("send_email", SendEmail.class, handler)}.
  *
+ * <p>The forms without a {@link Connection} commit on their own, unless the builder was given
+ * {@link Builder#externalTransactions} and the caller is inside such a transaction (Spring's
+ * {@code @Transactional} with the starter): then they join it.
+ *
  * <p>Jobs run at least once: see {@link JobHandler}. {@link #close()} stops the workers this
  * instance started; it does not close the data source.
  */
@@ -75,7 +79,8 @@ public final class Docket implements AutoCloseable {
                 b.deadJobRetention);
         this.migrationLockTimeout = b.migrationLockTimeout;
         this.inserter = new JobInserter(dataSource, store, schemaGuard::require,
-                b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null, this::wakeLocalWorkers);
+                b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null, this::wakeLocalWorkers,
+                b.externalTransactions);
     }
 
     /** Starts configuring a Docket on {@code dataSource} (a pool such as HikariCP is recommended). */
@@ -253,7 +258,7 @@ public final class Docket implements AutoCloseable {
     /** Inserts rows in a transaction of their own ({@code tx} null) or in the caller's. */
     private List<Enqueued> enqueueRows(Connection tx, List<InsertRow> rows) {
         try {
-            return tx != null ? inserter.insert(tx, rows) : inserter.insertOwnTransaction(rows);
+            return tx != null ? inserter.insert(tx, rows) : inserter.insertJoiningOrOwn(rows);
         } catch (SQLException e) {
             throw new DocketException("docket: enqueue failed: " + e.getMessage(), e);
         }
@@ -346,6 +351,7 @@ public final class Docket implements AutoCloseable {
         private Duration migrationLockTimeout = Duration.ofSeconds(10);
         private boolean notifyOnEnqueue = true;
         private Duration notifyWindow = Duration.ofMillis(5);
+        private ExternalTransactions externalTransactions;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -471,6 +477,16 @@ public final class Docket implements AutoCloseable {
         /** The per-queue notification rate limit window, default 5 ms. */
         public Builder notifyWindow(Duration window) {
             this.notifyWindow = Checks.positive("notifyWindow", window);
+            return this;
+        }
+
+        /**
+         * Makes the enqueue forms without a {@link Connection} join the caller's transaction when
+         * {@code transactions} reports one (see {@link ExternalTransactions}); default none: they
+         * always commit on their own. The Spring Boot starter sets this for Spring-managed transactions.
+         */
+        public Builder externalTransactions(ExternalTransactions transactions) {
+            this.externalTransactions = Objects.requireNonNull(transactions, "transactions");
             return this;
         }
 

@@ -3,6 +3,7 @@ package dev.docket;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
@@ -297,10 +298,45 @@ public final class Worker implements AutoCloseable {
             if (!queues.isEmpty() && handlers.isEmpty()) {
                 throw new IllegalStateException("a worker needs at least one handler: call .handler(kind, type, handler)");
             }
-            WorkerConfig config = new WorkerConfig(workerId, pollInterval, lease, heartbeatInterval, shutdownGrace,
+            return new Worker(this, config()).start();
+        }
+
+        private WorkerConfig config() {
+            return new WorkerConfig(workerId, pollInterval, lease, heartbeatInterval, shutdownGrace,
                     maintenanceInterval, leaderLease, listen, listenerDataSource, maintenance, maxClaimBatch, claimAhead,
                     WorkerConfig.DEFAULT_COMPLETER_BATCH_SIZE, null, null, null, null, null);
-            return new Worker(this, config).start();
+        }
+
+        /**
+         * Runs every ready job of this builder's queues now, one at a time on the calling thread, with
+         * its handlers, and returns what became of each in the order they ran; starts nothing. For
+         * tests that enqueue, run and assert deterministically. Jobs take the path a started worker's
+         * take (the same claim counting the attempt, the same handler rules, the same fenced outcome
+         * writes); a handler that throws schedules a retry after its backoff, which this call does not
+         * run. Ready jobs the handlers enqueue on these queues run too. Concurrency and caps do not
+         * apply; paused queues are skipped. No heartbeat extends the lease ({@link #lease}, default
+         * 30 s) while a handler runs.
+         *
+         * @throws IllegalStateException if the builder has no queue or no handler, or after 10,000 runs with
+         *                               jobs still ready (the next one is given back untouched)
+         * @throws DocketException       if the schema is missing or at another version, or the database fails
+         */
+        public List<JobRun> runReadyJobs() {
+            return CallerThreadJobs.run(docket.shared(), config(), queues, handlers, null);
+        }
+
+        /**
+         * Makes the scheduled jobs of this builder's queues that fall due within {@code horizon} ready
+         * now (future jobs, retries waiting out their backoff, snoozed jobs), then runs every ready job
+         * as {@link #runReadyJobs()} does. {@link Duration#ZERO} takes only those due already, which
+         * the maintenance leader would make ready within its interval. Retries scheduled by this call's
+         * runs are not made due again.
+         *
+         * @throws IllegalArgumentException if {@code horizon} is negative
+         */
+        public List<JobRun> runJobsDueWithin(Duration horizon) {
+            return CallerThreadJobs.run(docket.shared(), config(), queues, handlers,
+                    Checks.nonNegative("horizon", horizon));
         }
     }
 }

@@ -51,6 +51,7 @@ public final class JobExecutor implements AutoCloseable {
     private final String workerId;
     private final ScheduledExecutorService timeouts;
 
+    /** {@code completer} may be null for an executor that only {@link #runHere runs jobs on the caller's thread}. */
     public JobExecutor(Map<String, HandlerBinding<?>> handlers, Function<String, RetryPolicy> retryPolicies,
                        PayloadCodec codec, Completer completer, Database store, InFlight inFlight, String workerId) {
         this.handlers = Map.copyOf(handlers);
@@ -100,6 +101,20 @@ public final class JobExecutor implements AutoCloseable {
     /** Lets go of a held job whose handler never started and whose lease is lost: there is nothing to write. */
     public void forget(RunningJob running) {
         inFlight.remove(running);
+    }
+
+    /**
+     * Runs the job's handler on the calling thread, with its timeout, and returns the outcome without
+     * writing it; null when the job was put back (and that written) to wait for a worker that reads
+     * its payload version. What {@code Worker.Builder.runReadyJobs()} runs jobs with in tests.
+     */
+    public Outcome runHere(ClaimedJob job) {
+        RunningJob running = inFlight.add(job);
+        try {
+            return attempt(running);
+        } finally {
+            inFlight.remove(running);
+        }
     }
 
     /**
