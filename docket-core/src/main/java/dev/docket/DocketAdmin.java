@@ -194,8 +194,22 @@ public final class DocketAdmin {
     }
 
     /**
+     * Whether a queue of this name is known: it has settings of its own (paused or capped), or any
+     * job, live, finished (within the history's retention) or dead. Check it before
+     * {@link #pauseQueue}, {@link #resumeQueue} or {@link #setQueueLimits}, which create a queue's
+     * settings for any valid name, so that a typo does not go unnoticed (the REST API and the CLI
+     * answer "not found" unless asked to create it). It reads the jobs and dead-letter tables, so it
+     * is for operators' commands, not for a hot path.
+     */
+    public boolean knowsQueue(String queue) {
+        JobOptions.builder().queue(queue);
+        return call("looking up queue " + queue, () -> store.queues().known(queue));
+    }
+
+    /**
      * Pauses a queue on every worker of the cluster: it is not claimed from the next claim on;
-     * jobs already running finish. Enqueueing into it still works.
+     * jobs already running finish. Enqueueing into it still works. A queue without settings gets
+     * them (see {@link #knowsQueue} to catch a misspelt name first).
      */
     public void pauseQueue(String queue) {
         JobOptions.builder().queue(queue);
