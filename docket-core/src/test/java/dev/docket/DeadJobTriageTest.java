@@ -21,20 +21,9 @@ class DeadJobTriageTest extends DocketTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    record Charge(int customer, String currency) {
-    }
     private static final String DECLINED = "CardDeclined: card declined for customer <n>";
 
-    /** Inserts a dead job of {@code kind} whose last error is {@code error} (a stack line follows it). */
-    private void dead(long id, String kind, String payload, String error) {
-        execute("""
-                INSERT INTO {s}.dead_jobs (id, queue, kind, payload, payload_version, priority, run_at, attempt,
-                                           max_attempts, metadata, errors, created_at, attempted_at, reason)
-                VALUES (%d, 'default', '%s', '%s', 1, 0, now(), 1, 1, '{}',
-                        jsonb_build_array(jsonb_build_object('attempt', 1, 'at', now(),
-                                          'error', '%s' || chr(10) || '	at com.acme.Billing.charge(Billing.java:42)',
-                                          'worker', 'w')),
-                        now(), now(), 'permanent failure')""".formatted(id, kind, payload, error));
+    record Charge(int customer, String currency) {
     }
 
     /**
@@ -43,11 +32,11 @@ class DeadJobTriageTest extends DocketTest {
      */
     private Docket triage() {
         Docket docket = docket();
-        dead(1, "charge", "{\"customer\": 17, \"currency\": \"EUR\"}", "com.acme.CardDeclined: card declined for customer 17");
-        dead(2, "charge", "{\"customer\": 4711, \"currency\": \"EUR\"}", "com.acme.CardDeclined: card declined for customer 4711");
-        dead(3, "charge", "{\"customer\": 99}", "com.acme.CardDeclined: card declined for customer 99");
-        dead(4, "charge", "{\"customer\": 5}", "java.net.SocketTimeoutException: connect timed out after 3000 ms");
-        dead(5, "refund", "{\"customer\": 5}", "com.acme.CardDeclined: card declined for customer 5");
+        insertDeadJob(1, "charge", "{\"customer\": 17, \"currency\": \"EUR\"}", "com.acme.CardDeclined: card declined for customer 17");
+        insertDeadJob(2, "charge", "{\"customer\": 4711, \"currency\": \"EUR\"}", "com.acme.CardDeclined: card declined for customer 4711");
+        insertDeadJob(3, "charge", "{\"customer\": 99}", "com.acme.CardDeclined: card declined for customer 99");
+        insertDeadJob(4, "charge", "{\"customer\": 5}", "java.net.SocketTimeoutException: connect timed out after 3000 ms");
+        insertDeadJob(5, "refund", "{\"customer\": 5}", "com.acme.CardDeclined: card declined for customer 5");
         return docket;
     }
 
@@ -78,7 +67,7 @@ class DeadJobTriageTest extends DocketTest {
     void jobsThatDieLaterAreSignedAtTheNextRead() {
         Docket docket = triage();
         assertThat(docket.admin().deadJobGroups("charge", 10).getFirst().count()).isEqualTo(3);
-        dead(6, "charge", "{}", "com.acme.CardDeclined: card declined for customer 123456");
+        insertDeadJob(6, "charge", "{}", "com.acme.CardDeclined: card declined for customer 123456");
         assertThat(queryLong("SELECT count(*) FROM {s}.dead_jobs WHERE error_signature IS NULL")).isEqualTo(1);
         assertThat(docket.admin().deadJobGroups("charge", 10).getFirst().count()).isEqualTo(4);
         assertThat(ids(docket.admin().deadJobs(DeadJobQuery.all().withSignature(DECLINED)))).containsExactly(6L, 5L, 3L, 2L, 1L);
@@ -200,8 +189,8 @@ class DeadJobTriageTest extends DocketTest {
     @Test
     void aPatchThatBreaksOnePayloadChangesNone() throws Exception {
         Docket docket = docket(b -> b.maxPayloadBytes(200));
-        dead(1, "charge", "{\"customer\": 1, \"notes\": \"" + "n".repeat(120) + "\"}", "CardDeclined: customer 1");
-        dead(2, "charge", "{\"customer\": 2}", "CardDeclined: customer 2");
+        insertDeadJob(1, "charge", "{\"customer\": 1, \"notes\": \"" + "n".repeat(120) + "\"}", "CardDeclined: customer 1");
+        insertDeadJob(2, "charge", "{\"customer\": 2}", "CardDeclined: customer 2");
         assertThatIllegalArgumentException().isThrownBy(() -> docket.admin().repairDeadGroup(
                         DeadJobQuery.all().withKind("charge").withSignature("CardDeclined: customer <n>"),
                         "{\"extra\": \"" + "e".repeat(60) + "\"}", "ops", 10, false))
@@ -213,7 +202,7 @@ class DeadJobTriageTest extends DocketTest {
     @Test
     void hostileRepairsAreRefused() {
         Docket docket = docket(b -> b.maxPayloadBytes(100));
-        dead(1, "charge", "{\"customer\": 1}", "CardDeclined: customer 1");
+        insertDeadJob(1, "charge", "{\"customer\": 1}", "CardDeclined: customer 1");
         DocketAdmin admin = docket.admin();
         assertThatIllegalArgumentException().isThrownBy(() -> admin.repairDead(1, "{\"a\": \"" + "x".repeat(200) + "\"}", "ada"))
                 .withMessageContaining("over the limit of 100 bytes");

@@ -13,19 +13,10 @@ class DlqTriageApiTest extends ServerTest {
     private static final String DECLINED = "CardDeclined: card declined for customer <n>";
     private static final String DECLINED_QUERY = "CardDeclined%3A%20card%20declined%20for%20customer%20%3Cn%3E";
 
-    private void dead(long id, String kind, String payload, String error) {
-        execute("""
-                INSERT INTO {s}.dead_jobs (id, queue, kind, payload, payload_version, priority, run_at, attempt,
-                                           max_attempts, metadata, errors, created_at, attempted_at, reason)
-                VALUES (%d, 'default', '%s', '%s', 1, 0, now(), 1, 1, '{}',
-                        jsonb_build_array(jsonb_build_object('attempt', 1, 'at', now(), 'error', '%s', 'worker', 'w')),
-                        now(), now(), 'permanent failure')""".formatted(id, kind, payload, error));
-    }
-
     private void deadJobs() {
-        dead(1, "charge", "{\"customer\": 17}", "com.acme.CardDeclined: card declined for customer 17");
-        dead(2, "charge", "{\"customer\": 42}", "com.acme.CardDeclined: card declined for customer 42");
-        dead(3, "charge", "{\"customer\": 5}", "java.net.SocketTimeoutException: connect timed out");
+        insertDeadJob(1, "charge", "{\"customer\": 17}", "com.acme.CardDeclined: card declined for customer 17");
+        insertDeadJob(2, "charge", "{\"customer\": 42}", "com.acme.CardDeclined: card declined for customer 42");
+        insertDeadJob(3, "charge", "{\"customer\": 5}", "java.net.SocketTimeoutException: connect timed out");
     }
 
     private List<Long> ids(Reply page) {

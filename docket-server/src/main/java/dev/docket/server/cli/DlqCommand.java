@@ -41,16 +41,8 @@ final class DlqCommand implements Callable<Integer> {
         @Mixin
         DatabaseOptions database;
 
-        @Option(names = "--kind", paramLabel = "KIND", order = 1, description = "Only dead jobs of this kind.")
-        String kind;
-
-        @Option(names = "--error-contains", paramLabel = "TEXT", order = 2,
-                description = "Only those whose errors or reason contain TEXT (ignoring case).")
-        String errorContains;
-
-        @Option(names = "--signature", paramLabel = "SIGNATURE", order = 3,
-                description = "Only those of this error signature (see `dlq groups`), exactly.")
-        String signature;
+        @Mixin
+        DeadJobFilterOptions filter;
 
         @Option(names = "--limit", paramLabel = "N", defaultValue = "50", order = 4,
                 description = "At most N jobs, 1 to 1000 (default: ${DEFAULT-VALUE}).")
@@ -65,15 +57,15 @@ final class DlqCommand implements Callable<Integer> {
             if (before != null && before <= 0) {
                 throw CommandFailure.usage("--before must be a job id (a positive whole number), was " + before);
             }
-            DeadJobQuery query = new DeadJobQuery(DlqTriageCommands.blankToNull(kind),
-                    DlqTriageCommands.blankToNull(errorContains), DlqTriageCommands.blankToNull(signature), before, limit);
+            DeadJobQuery query = filter.query().withBefore(before).withLimit(limit);
             List<JobSummary> jobs;
             try (Database db = database.openMigrated(2)) {
                 jobs = db.docket().admin().deadJobs(query);
             }
             PrintWriter out = spec.commandLine().getOut();
             if (jobs.isEmpty()) {
-                out.println("No dead jobs" + (kind != null || errorContains != null || signature != null || before != null ? " match." : "."));
+                out.println("No dead jobs" + (query.kind() != null || query.errorContains() != null || query.signature() != null || before != null
+                        ? " match." : "."));
                 out.flush();
                 return 0;
             }

@@ -47,10 +47,6 @@ final class DlqTriageCommands {
         return name + " (cli)";
     }
 
-    static String blankToNull(String s) {
-        return s == null || s.isEmpty() ? null : s;
-    }
-
     @Command(name = "groups", mixinStandardHelpOptions = true, sortOptions = false,
             description = {"Groups dead jobs by kind and error signature, largest groups first: one broken handler is one",
                     "group, whatever ids, numbers or quoted values its messages carry. Use a group's signature with",
@@ -74,7 +70,7 @@ final class DlqTriageCommands {
         public Integer call() {
             List<DeadJobGroup> groups;
             try (Database db = database.openMigrated(2)) {
-                groups = db.docket().admin().deadJobGroups(blankToNull(kind), limit);
+                groups = db.docket().admin().deadJobGroups(DeadJobFilterOptions.blankToNull(kind), limit);
             }
             PrintWriter out = spec.commandLine().getOut();
             if (groups.isEmpty()) {
@@ -101,16 +97,8 @@ final class DlqTriageCommands {
         @Mixin
         DatabaseOptions database;
 
-        @Option(names = "--kind", paramLabel = "KIND", order = 1, description = "Only dead jobs of this kind.")
-        String kind;
-
-        @Option(names = "--signature", paramLabel = "SIGNATURE", order = 2,
-                description = "Only those of this error signature (see `dlq groups`), exactly.")
-        String signature;
-
-        @Option(names = "--error-contains", paramLabel = "TEXT", order = 3,
-                description = "Only those whose errors or reason contain TEXT (ignoring case).")
-        String errorContains;
+        @Mixin
+        DeadJobFilterOptions filter;
 
         @Option(names = "--rate", paramLabel = "PER_SECOND", defaultValue = "100", order = 4,
                 description = "Jobs per second, more than 0 and at most 100000 (default: ${DEFAULT-VALUE}).")
@@ -122,11 +110,9 @@ final class DlqTriageCommands {
 
         @Override
         public Integer call() {
-            DeadJobQuery filter = DeadJobQuery.all().withKind(blankToNull(kind)).withSignature(blankToNull(signature))
-                    .withErrorContains(blankToNull(errorContains));
             DeadJobReplay replay;
             try (Database db = database.openMigrated(2)) {
-                replay = db.docket().admin().startReplay(filter, rate, max);
+                replay = db.docket().admin().startReplay(filter.query(), rate, max);
             }
             PrintWriter out = spec.commandLine().getOut();
             out.println("replay " + replay.id() + ": " + replay.matched() + " dead jobs match"
@@ -220,7 +206,7 @@ final class DlqTriageCommands {
         @Override
         public Integer call() {
             DeadJobQuery group = DeadJobQuery.all().withKind(kind).withSignature(signature)
-                    .withErrorContains(blankToNull(errorContains));
+                    .withErrorContains(DeadJobFilterOptions.blankToNull(errorContains));
             String patch = jsonArgument("--merge-patch", mergePatch);
             DeadJobRepair result;
             try (Database db = database.openMigrated(2)) {
