@@ -21,7 +21,7 @@ public record DeadJobQuery(String kind, String errorContains, String signature, 
             throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
         }
         if (kind != null) {
-            Docket.checkKind(kind);
+            Kinds.checkName(kind);
         }
         if (errorContains != null && (errorContains.isEmpty() || errorContains.length() > 1000
                 || !dev.docket.internal.text.TextRules.isText(errorContains))) {

@@ -1,12 +1,13 @@
 package dev.docket;
 
+import static dev.docket.internal.db.Database.call;
+
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.DeadJobQueries;
 import dev.docket.internal.db.DeadJobRepairQueries;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.repair.PayloadRepairs;
 import dev.docket.internal.text.TextRules;
-import java.sql.SQLException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -58,7 +59,7 @@ public final class DocketAdmin {
      */
     public List<DeadJobGroup> deadJobGroups(String kind, int limit) {
         if (kind != null) {
-            Docket.checkKind(kind);
+            Kinds.checkName(kind);
         }
         if (limit < 1 || limit > 1000) {
             throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
@@ -260,17 +261,5 @@ public final class DocketAdmin {
     /** Statistics per queue and kind, for the whole cluster; see {@link QueueStats}. */
     public List<QueueStats> stats() {
         return call("computing statistics", store.stats()::stats);
-    }
-
-    private interface Query<T> {
-        T run() throws SQLException;
-    }
-
-    private static <T> T call(String what, Query<T> query) {
-        try {
-            return query.run();
-        } catch (SQLException e) {
-            throw new DocketException("docket: " + what + " failed: " + e.getMessage(), e);
-        }
     }
 }

@@ -1,6 +1,8 @@
 package dev.docket.internal.db;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.docket.DocketException;
+import java.sql.SQLException;
 import javax.sql.DataSource;
 
 /**
@@ -42,6 +44,20 @@ public final class Database {
         this.cronSlots = new CronSlotQueries(jdbc, sql, jobInserts, queues);
         this.stats = new StatsQueries(jdbc, sql);
         this.schema = new SchemaQueries(jdbc, sql);
+    }
+
+    /** A database call whose {@link SQLException} the public API reports as a {@link DocketException}. */
+    public interface Call<T> {
+        T run() throws SQLException;
+    }
+
+    /** Runs {@code call}; a failure becomes a {@link DocketException} saying "docket: {@code what} failed: ...". */
+    public static <T> T call(String what, Call<T> call) {
+        try {
+            return call.run();
+        } catch (SQLException e) {
+            throw new DocketException("docket: " + what + " failed: " + e.getMessage(), e);
+        }
     }
 
     /** The data source every query borrows from. */

@@ -9,17 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 /** The dead-letter table, for operators: listing, grouping, replay and retention. */
-public final class DeadJobQueries {
+public record DeadJobQueries(Jdbc jdbc, Statements sql) {
 
     private static final int SIGN_PAGE = 1000;
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    DeadJobQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-    }
 
     /**
      * Which dead jobs: of one kind, with {@code errorContains} (ignoring case) in one of their error

@@ -10,7 +10,7 @@ import java.util.Map;
  * applied to every job of a group. Each repair is recorded in the job's metadata under
  * {@code docket.repairs} (who, when, how; never the payload itself).
  */
-public final class DeadJobRepairQueries {
+public record DeadJobRepairQueries(Jdbc jdbc, Statements sql) {
 
     /** How a group repair changes one payload: the new payload's JSON text, or null to leave it as it is. */
     @FunctionalInterface
@@ -23,14 +23,6 @@ public final class DeadJobRepairQueries {
     }
 
     private static final int PAGE = 100;
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    DeadJobRepairQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-    }
 
     /** Replaces one dead job's payload (JSON text); false if no dead job has this id. */
     public boolean replace(long id, String payload, String by, String how) throws SQLException {

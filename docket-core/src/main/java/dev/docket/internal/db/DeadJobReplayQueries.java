@@ -9,7 +9,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /** Dead-letter replays at a rate: their start, their turns with the maintenance leader, and their progress. */
-public final class DeadJobReplayQueries {
+public record DeadJobReplayQueries(Jdbc jdbc, Statements sql) {
 
     /** A running replay's turn: its filter, cursor, how many it may still look at, and the jobs it has earned. */
     public record Turn(long id, String kind, String errorContains, String signature, Long nextBefore, int remaining,
@@ -19,14 +19,6 @@ public final class DeadJobReplayQueries {
         public DeadJobQueries.Filter filter() {
             return new DeadJobQueries.Filter(kind, errorContains, signature, nextBefore);
         }
-    }
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    DeadJobReplayQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
     }
 
     /** Records a new replay of the dead jobs matching the filter (see {@link dev.docket.DocketAdmin#startReplay}). */

@@ -24,17 +24,7 @@ import java.util.Set;
  * The jobs table outside the worker's hot path: maintenance (promotion, rescue, vacuum), the
  * operator's writes (cancel, run now), and look-ups of a job wherever it lives.
  */
-public final class JobQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-    private final ObjectMapper json;
-
-    JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-        this.json = json;
-    }
+public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
 
     /** Makes up to {@code limit} due scheduled jobs ready, wakes their queues, and returns how many per queue. */
     public Map<String, Integer> promoteDue(int limit) throws SQLException {

@@ -7,15 +7,7 @@ import java.util.Collection;
 import java.util.List;
 
 /** The queues table (cluster-wide settings: paused, caps) and the notifications that wake a queue's workers. */
-public final class QueueQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    QueueQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-    }
+public record QueueQueries(Jdbc jdbc, Statements sql) {
 
     /** Every queue with settings of its own. */
     public List<QueueSettings> list() throws SQLException {

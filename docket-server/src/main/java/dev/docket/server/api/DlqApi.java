@@ -16,8 +16,11 @@ import java.util.Locale;
  * progress in the database, at {@code /api/dlq/replays/{id}} also after a restart. Listings, groups
  * and replays work by error signature too ({@link dev.docket.DeadJobGroup}); repairs of payloads are
  * {@link DlqRepairApi}'s.
+ *
+ * @param admin  lists, groups and replays dead jobs
+ * @param bodies reads request bodies
  */
-public final class DlqApi {
+public record DlqApi(DocketAdmin admin, Bodies bodies) {
 
     /** Default replay rate, jobs per second. */
     public static final int DEFAULT_RATE = 100;
@@ -25,17 +28,9 @@ public final class DlqApi {
     public static final int DEFAULT_MAX = 10_000;
     public static final int LARGEST_MAX = 1_000_000;
 
-    private final DocketAdmin admin;
-    private final Bodies bodies;
-
     /** A bulk replay's progress, as {@code /api/dlq/replays/{id}} shows it. */
     record View(long id, String state, String kind, String errorContains, String signature, int ratePerSecond,
                 int matched, int replayed) {
-    }
-
-    public DlqApi(DocketAdmin admin, Bodies bodies) {
-        this.admin = admin;
-        this.bodies = bodies;
     }
 
     public void register(Javalin app) {

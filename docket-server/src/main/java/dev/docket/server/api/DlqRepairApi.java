@@ -14,21 +14,16 @@ import java.util.List;
  * {@code POST /api/dlq/repair} applies a JSON merge patch (RFC 7386) to every job of a group (kind
  * and error signature). Each repair is recorded in the job's metadata ({@code docket.repairs}) with
  * who made it: the name the caller gives, if any, and the role and channel it came through.
+ *
+ * @param admin  repairs dead jobs
+ * @param bodies reads request bodies
  */
-public final class DlqRepairApi {
+public record DlqRepairApi(DocketAdmin admin, Bodies bodies) {
 
     /** Default number of jobs one group repair looks at. */
     public static final int DEFAULT_MAX = 1000;
     /** The longest name a caller may give as {@code repairedBy}. */
     public static final int MAX_NAME = 100;
-
-    private final DocketAdmin admin;
-    private final Bodies bodies;
-
-    public DlqRepairApi(DocketAdmin admin, Bodies bodies) {
-        this.admin = admin;
-        this.bodies = bodies;
-    }
 
     public void register(Javalin app) {
         app.put("/api/dlq/{id}/payload", this::replace, Access.REPAIR);

@@ -9,16 +9,11 @@ import io.javalin.http.Context;
  * {@code /api/queues}: cluster-wide queue settings (pause, caps) and who is running what. Pausing,
  * resuming or capping a queue that is not known ({@link DocketAdmin#knowsQueue}) is a 404 unless the
  * request asks to create it ({@code ?create=true}): a misspelt name must not silently make a new queue.
+ *
+ * @param admin  reads and changes queue settings
+ * @param bodies reads request bodies
  */
-public final class QueuesApi {
-
-    private final DocketAdmin admin;
-    private final Bodies bodies;
-
-    public QueuesApi(DocketAdmin admin, Bodies bodies) {
-        this.admin = admin;
-        this.bodies = bodies;
-    }
+public record QueuesApi(DocketAdmin admin, Bodies bodies) {
 
     public void register(Javalin app) {
         app.get("/api/queues", this::list, Access.READ);
