@@ -60,6 +60,7 @@ class ErrorSignatureTest {
         assertThat(ErrorSignature.of("3F2504E0-4F89-11D3-9A0C-0305E82C3301")).isEqualTo("<uuid>");
         assertThat(ErrorSignature.of("3f2504e0-4f89-11d3-9a0c-0305e82c3301x")).isEqualTo("<hex>-<n>f<n>-<n>d<n>-<n>a<n>c-<id>");
         assertThat(ErrorSignature.of("at 0x7ffe12 and 0XAB")).isEqualTo("at <hex> and <hex>");
+        assertThat(ErrorSignature.of("flags 0x1 and 0x10")).isEqualTo("flags <hex> and <hex>");
         assertThat(ErrorSignature.of("0x")).isEqualTo("<n>x");
         assertThat(ErrorSignature.of("0xZZ9")).isEqualTo("<n>xZZ<n>");
         assertThat(ErrorSignature.of("commit 9fceb02d0ae598e95dc970b74767f19372d61af8")).isEqualTo("commit <hex>");
@@ -75,6 +76,8 @@ class ErrorSignatureTest {
         assertThat(ErrorSignature.of("took 3.5 s, limit 2")).isEqualTo("took <n> s, limit <n>");
         assertThat(ErrorSignature.of("status 503 (retry-after: -12)")).isEqualTo("status <n> (retry-after: -<n>)");
         assertThat(ErrorSignature.of("ends with 7.")).isEqualTo("ends with <n>.");
+        assertThat(ErrorSignature.of("ratio 0.75")).isEqualTo("ratio <n>");
+        assertThat(ErrorSignature.of("version 1.x, 2.")).isEqualTo("version <n>.x, <n>.");
         assertThat(ErrorSignature.of("v2 http2 a1b2c")).isEqualTo("v<n> http<n> a<n>b<n>c");
         assertThat(ErrorSignature.of("٣ apples")).as("any script's digits").isEqualTo("<n> apples");
     }
