@@ -19,6 +19,7 @@ public final class Database {
     private final HistoryQueries history;
     private final DeadJobQueries deadJobs;
     private final DeadJobReplayQueries deadJobReplays;
+    private final DeadJobRepairQueries deadJobRepairs;
     private final QueueQueries queues;
     private final LeaderQueries leaders;
     private final CronSlotQueries cronSlots;
@@ -37,6 +38,7 @@ public final class Database {
         this.history = new HistoryQueries(jdbc, sql);
         this.deadJobs = new DeadJobQueries(jdbc, sql);
         this.deadJobReplays = new DeadJobReplayQueries(jdbc, sql);
+        this.deadJobRepairs = new DeadJobRepairQueries(jdbc, sql);
         this.queues = new QueueQueries(jdbc, sql);
         this.leaders = new LeaderQueries(jdbc, sql);
         this.cronSlots = new CronSlotQueries(jdbc, sql, jobInserts, queues);
@@ -96,6 +98,11 @@ public final class Database {
     /** Dead-letter replays at a rate, and their progress. */
     public DeadJobReplayQueries deadJobReplays() {
         return deadJobReplays;
+    }
+
+    /** Repairs of dead jobs' payloads. */
+    public DeadJobRepairQueries deadJobRepairs() {
+        return deadJobRepairs;
     }
 
     /** Queue settings and wake-ups. */

@@ -16,6 +16,12 @@ public record QueueQueries(Jdbc jdbc, Statements sql) {
                 Jdbc.instant(rs, "updated_at")));
     }
 
+    /** Whether the queue has settings of its own or any job, live, finished or dead. */
+    public boolean known(String queue) throws SQLException {
+        return jdbc.first(sql.get("queueKnown"), p -> p.text(queue).text(queue).text(queue).text(queue),
+                rs -> rs.getBoolean("known")).orElse(false);
+    }
+
     /** Pauses or resumes a queue cluster-wide, and wakes its workers. */
     public void setPaused(String queue, boolean paused) throws SQLException {
         jdbc.autoCommit(c -> {

@@ -6,7 +6,9 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 
 /**
- * {@code /api/queues}: cluster-wide queue settings (pause, caps) and who is running what.
+ * {@code /api/queues}: cluster-wide queue settings (pause, caps) and who is running what. Pausing,
+ * resuming or capping a queue that is not known ({@link DocketAdmin#knowsQueue}) is a 404 unless the
+ * request asks to create it ({@code ?create=true}): a misspelt name must not silently make a new queue.
  *
  * @param admin  reads and changes queue settings
  * @param bodies reads request bodies
@@ -38,7 +40,7 @@ public record QueuesApi(DocketAdmin admin, Bodies bodies) {
     }
 
     private void setPaused(Context ctx, boolean paused) {
-        String name = queueName(ctx);
+        String name = existingQueue(ctx);
         if (paused) {
             admin.pauseQueue(name);
         } else {
@@ -52,6 +54,7 @@ public record QueuesApi(DocketAdmin admin, Bodies bodies) {
         Limits body = bodies.read(ctx, Limits.class, "the body must be a JSON object");
         Integer maxRunning = optionalInt("maxRunning", body.maxRunning(), 0);
         Integer tenantMaxRunning = optionalInt("tenantMaxRunning", body.tenantMaxRunning(), 1);
+        existingQueue(ctx);
         admin.setQueueLimits(name, maxRunning, tenantMaxRunning);
         ctx.json(new QueueLimits(name, maxRunning, tenantMaxRunning));
     }
@@ -63,6 +66,19 @@ public record QueuesApi(DocketAdmin admin, Bodies bodies) {
             JobOptions.builder().queue(name);
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
+        }
+        return name;
+    }
+
+    /** The queue named in the path, if it is known or the request asks to create it; a 404 otherwise. */
+    private String existingQueue(Context ctx) {
+        String name = queueName(ctx);
+        String create = ctx.queryParam("create");
+        if (create != null && !create.equals("true") && !create.equals("false")) {
+            throw ApiException.badRequest("create must be true or false, was '" + JobRequests.clip(create) + "'");
+        }
+        if (!"true".equals(create) && !admin.knowsQueue(name)) {
+            throw ApiException.notFound("no queue " + name + " (no settings and no jobs); add ?create=true to create it");
         }
         return name;
     }
