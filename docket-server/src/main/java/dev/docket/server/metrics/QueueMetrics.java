@@ -1,9 +1,17 @@
 package dev.docket.server.metrics;
 
+import dev.docket.Docket;
 import dev.docket.DocketAdmin;
 import dev.docket.QueueStats;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -17,16 +25,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Queue gauges for Prometheus, refreshed from {@link DocketAdmin#stats()} on a timer (never per
- * scrape, so scrapes stay cheap and cannot pile queries onto the database). Labels are queue and
- * kind only: never anything from a payload.
+ * The server's Prometheus registry: the library's meters (when the Docket was built with this
+ * registry, see {@link #registryFor}), JVM and process metrics, and queue gauges refreshed from
+ * {@link DocketAdmin#stats()} on a timer (never per scrape, so scrapes stay cheap and cannot pile
+ * queries onto the database). Labels are queue and kind only: never anything from a payload.
+ *
+ * <p>{@code docket_jobs} and {@code docket_queue_lag_seconds} come from the library when the Docket
+ * has this registry (kinds bounded as {@code Docket.Builder.metricsKindLimit} says); for a Docket
+ * without one the server computes them itself, as before.
  */
 public final class QueueMetrics implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(QueueMetrics.class);
 
     private final DocketAdmin admin;
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final PrometheusMeterRegistry registry;
+    /** Whether this registry is the Docket's, which this server then does not close. */
+    private final boolean shared;
+    private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private final AtomicReference<List<QueueStats>> latest = new AtomicReference<>(List.of());
     private final List<Gauge> gauges = new ArrayList<>();
     private final List<Consumer<List<QueueStats>>> listeners = new CopyOnWriteArrayList<>();
@@ -36,12 +52,27 @@ public final class QueueMetrics implements AutoCloseable {
     private record Gauge(MultiGauge gauge, ToDoubleFunction<QueueStats> value, String state) {
     }
 
-    public QueueMetrics(DocketAdmin admin, Duration interval) {
-        this.admin = admin;
-        jobsGauge("scheduled", QueueStats::scheduled);
-        jobsGauge("ready", QueueStats::ready);
-        jobsGauge("running", QueueStats::running);
-        gauge("docket.queue.lag", "Seconds the oldest ready job has been due", "seconds", QueueStats::oldestReadyAgeSeconds);
+    /** Serves {@code docket}'s registry when it is a Prometheus one, else a registry of its own. */
+    public QueueMetrics(Docket docket, Duration interval) {
+        this.admin = docket.admin();
+        PrometheusMeterRegistry given = docket.meterRegistry().filter(PrometheusMeterRegistry.class::isInstance)
+                .map(PrometheusMeterRegistry.class::cast).orElse(null);
+        this.shared = given != null;
+        this.registry = shared ? given : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        gcMetrics.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+        if (!shared) {
+            jobsGauge("scheduled", QueueStats::scheduled);
+            jobsGauge("ready", QueueStats::ready);
+            jobsGauge("running", QueueStats::running);
+            gauge("docket.queue.lag", "Seconds the oldest ready job has been due", "seconds",
+                    QueueStats::oldestReadyAgeSeconds);
+        }
         gauge("docket.completed.per.minute", "Jobs completed in the last minute", null, QueueStats::completedLastMinute);
         gauge("docket.failed.per.minute", "Attempts failed in the last minute", null, QueueStats::failedLastMinute);
         gauge("docket.dead.jobs", "Jobs in the dead-letter table", null, QueueStats::dead);
@@ -64,6 +95,11 @@ public final class QueueMetrics implements AutoCloseable {
             b.baseUnit(unit);
         }
         gauges.add(new Gauge(b.register(registry), value, null));
+    }
+
+    /** A registry to give {@code Docket.Builder.meterRegistry}, so that this server serves the library's meters. */
+    public static PrometheusMeterRegistry registryFor() {
+        return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     }
 
     /** Recomputes the gauges now. */
@@ -128,6 +164,9 @@ public final class QueueMetrics implements AutoCloseable {
     public void close() {
         running = false;
         refresher.interrupt();
-        registry.close();
+        gcMetrics.close();
+        if (!shared) {
+            registry.close();
+        }
     }
 }
