@@ -73,6 +73,7 @@ public final class Docket implements AutoCloseable {
     private final Duration migrationLockTimeout;
     private final JobInserter inserter;
     private final MeterRegistry meterRegistry;
+    private final KindLabels kindLabels;
     /** The database-read gauges, refreshed while this instance is open; null without a registry. */
     private final Lifecycle gauges;
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
@@ -83,7 +84,7 @@ public final class Docket implements AutoCloseable {
         PayloadCodec codec = new PayloadCodec(b.objectMapper, b.maxPayloadBytes);
         this.store = new Database(dataSource, schema, b.objectMapper);
         this.meterRegistry = b.meterRegistry;
-        KindLabels kindLabels = new KindLabels(b.metricsKindLimit);
+        this.kindLabels = new KindLabels(b.metricsKindLimit);
         JobObserver observer = JobObserver.create(b.meterRegistry, kindLabels, b.openTelemetry);
         this.kinds = b.kinds.build(codec, b.defaultRetryPolicy, observer);
         SchemaGuard schemaGuard = new SchemaGuard(store, schema.name());
@@ -324,6 +325,15 @@ public final class Docket implements AutoCloseable {
      */
     public Optional<MeterRegistry> meterRegistry() {
         return Optional.ofNullable(meterRegistry);
+    }
+
+    /**
+     * The {@code kind} label Docket's metrics give {@code kind}: the kind itself while it is among the
+     * first {@link Builder#metricsKindLimit} kinds this instance has labelled, else {@code other}. For
+     * metrics of your own that should agree with Docket's, and stay as bounded. Works without a registry.
+     */
+    public String metricsKindLabel(String kind) {
+        return kindLabels.label(Objects.requireNonNull(kind, "kind"));
     }
 
     /** Starts configuring a worker that runs jobs in this JVM. */

@@ -114,8 +114,30 @@ class MetricsTest extends DocketTest {
         });
         assertThat(registry.find("docket.jobs.table.vacuum.age").gauge()).isNotNull();
 
+        // A queue without live jobs reads 0: its gauges stay registered (see GaugeTable).
         execute("DELETE FROM {s}.jobs");
-        await().atMost(WAIT).until(() -> registry.find("docket.jobs").tags("queue", "reports").gauges().isEmpty());
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(gauge("docket.jobs", "queue", "reports", "kind", "report", "state", "ready")).isZero();
+            assertThat(gauge("docket.jobs", "queue", "reports", "kind", "report", "state", "scheduled")).isZero();
+            assertThat(gauge("docket.queue.lag", "queue", "reports", "kind", "report")).isZero();
+        });
+    }
+
+    /**
+     * A refresh changes the gauges' values in place: removing and re-registering a row, as
+     * MultiGauge does, can make a concurrent Prometheus scrape see it twice and fail whole.
+     */
+    @Test
+    void gaugeRowsAreUpdatedInPlaceNotReRegistered() {
+        AtomicInteger removed = new AtomicInteger();
+        registry.config().onMeterRemoved(m -> removed.incrementAndGet());
+        Docket docket = metered(100);
+        docket.enqueue("report", new Task(1), JobOptions.builder().queue("reports").build());
+
+        double first = await().atMost(WAIT).until(() -> gauge("docket.queue.lag", "queue", "reports", "kind", "report"),
+                lag -> lag > 0);
+        await().atMost(WAIT).until(() -> gauge("docket.queue.lag", "queue", "reports", "kind", "report") > first);
+        assertThat(removed).hasValue(0);
     }
 
     /** Kinds beyond the limit share the label "other", in the gauges and in the counters. */
@@ -141,6 +163,10 @@ class MetricsTest extends DocketTest {
                 .map(c -> c.getId().getTag("kind")).collect(Collectors.toSet());
         assertThat(counted).hasSize(3).contains("other");
         assertThat(count("docket.jobs.completed", "bounded", "other")).isEqualTo(2);
+        // The same label for metrics of one's own: a new kind is "other" now, a named one keeps its name.
+        assertThat(docket.metricsKindLabel("k5")).isEqualTo("other");
+        assertThat(counted).contains(docket.metricsKindLabel("k1").equals("other") ? "other" : "k1");
+        assertThatThrownBy(() -> docket.metricsKindLabel(null)).isInstanceOf(NullPointerException.class);
     }
 
     @Test

@@ -52,9 +52,10 @@ class ServerMetricsTest extends ServerTest {
                 .contains("docket_worker_concurrency{queue=\"default\"} 2.0")
                 .contains("jvm_memory_used_bytes").contains("jvm_threads_live_threads").contains("process_cpu_usage")
                 .contains("process_uptime_seconds");
-        // The server's own gauges are still there, but docket_jobs is the library's alone: its kinds are bounded.
-        assertThat(text).contains("docket_dead_jobs_last_24h").contains("docket_pickup_latency_p99_seconds");
-        assertThat(text).doesNotContain("docket_jobs{kind=\"extra\"").doesNotContain("docket_jobs{kind=\"waiting\"");
+        // The server's own gauges are still there, with the same bounded kind label.
+        assertThat(text).contains("docket_dead_jobs_last_24h").contains("docket_pickup_latency_p99_seconds")
+                .contains("docket_dead_jobs{kind=\"other\",queue=\"idle\"} 0.0");
+        assertThat(text).doesNotContain("kind=\"extra\"").doesNotContain("kind=\"waiting\"");
         assertThat(text).doesNotContain("do-not-leak");
     }
 

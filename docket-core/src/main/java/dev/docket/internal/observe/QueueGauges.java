@@ -7,11 +7,10 @@ import dev.docket.internal.service.Lifecycle;
 import dev.docket.internal.service.PeriodicService;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * and cannot pile queries onto the database): live jobs by queue, kind and state, each queue and
  * kind's lag (seconds its oldest ready job has been due), and the jobs table's vacuum debt. Kinds
  * beyond the label limit are summed into {@code other} (their lag is the largest). A queue or kind
- * that no longer has live jobs drops out of the gauges.
+ * that no longer has live jobs reads 0.
  */
 public final class QueueGauges extends PeriodicService {
 
@@ -31,8 +30,8 @@ public final class QueueGauges extends PeriodicService {
 
     private final StatsQueries stats;
     private final KindLabels kinds;
-    private final MultiGauge jobs;
-    private final MultiGauge lag;
+    private final GaugeTable jobs;
+    private final GaugeTable lag;
     private volatile double deadTuples = Double.NaN;
     private volatile double vacuumAgeSeconds = Double.NaN;
 
@@ -40,10 +39,9 @@ public final class QueueGauges extends PeriodicService {
         super("docket-queue-gauges", interval, new Backoff(interval, interval.multipliedBy(4)), log);
         this.stats = store.stats();
         this.kinds = kinds;
-        this.jobs = MultiGauge.builder("docket.jobs").description("Live jobs by queue, kind and state")
-                .register(registry);
-        this.lag = MultiGauge.builder("docket.queue.lag").baseUnit("seconds")
-                .description("Seconds the oldest ready job of the queue and kind has been due").register(registry);
+        this.jobs = new GaugeTable(registry, "docket.jobs", "Live jobs by queue, kind and state", null, 0);
+        this.lag = new GaugeTable(registry, "docket.queue.lag",
+                "Seconds the oldest ready job of the queue and kind has been due", "seconds", 0);
         Gauge.builder("docket.jobs.table.dead.tuples", this, g -> g.deadTuples)
                 .description("Dead row versions in the jobs table (vacuum debt)").register(registry);
         Gauge.builder("docket.jobs.table.vacuum.age", this, g -> g.vacuumAgeSeconds).baseUnit("seconds")
@@ -65,17 +63,17 @@ public final class QueueGauges extends PeriodicService {
             f[2] += c.running();
             f[3] = Math.max(f[3], c.lagSeconds());
         }
-        List<MultiGauge.Row<?>> jobRows = new ArrayList<>();
-        List<MultiGauge.Row<?>> lagRows = new ArrayList<>();
+        Map<Tags, Double> jobCounts = new HashMap<>();
+        Map<Tags, Double> lags = new HashMap<>();
         byLabels.forEach((labels, f) -> {
             Tags tags = Tags.of("queue", labels.get(0), "kind", labels.get(1));
-            jobRows.add(MultiGauge.Row.of(tags.and("state", "scheduled"), f[0]));
-            jobRows.add(MultiGauge.Row.of(tags.and("state", "ready"), f[1]));
-            jobRows.add(MultiGauge.Row.of(tags.and("state", "running"), f[2]));
-            lagRows.add(MultiGauge.Row.of(tags, f[3]));
+            jobCounts.put(tags.and("state", "scheduled"), f[0]);
+            jobCounts.put(tags.and("state", "ready"), f[1]);
+            jobCounts.put(tags.and("state", "running"), f[2]);
+            lags.put(tags, f[3]);
         });
-        jobs.register(jobRows, true);
-        lag.register(lagRows, true);
+        jobs.update(jobCounts);
+        lag.update(lags);
         StatsQueries.VacuumDebt debt = stats.jobsTableVacuum();
         deadTuples = debt.deadTuples();
         vacuumAgeSeconds = debt.vacuumAgeSeconds() == null ? Double.NaN : debt.vacuumAgeSeconds();
