@@ -75,7 +75,7 @@ final class WorkerServices {
                 config.listenerLivenessInterval()) : null;
         if (config.maintenance()) {
             this.maintainer = new Maintainer(shared.store(), config.maintenanceInterval(), shared.historyRetention(),
-                    shared.deadJobRetention(), new CronEnqueuer(shared.store(), shared.schedules()));
+                    shared.deadJobRetention(), new CronEnqueuer(shared.store(), shared.schedules()), shared.observer());
             this.elector = new LeaderElector(shared.store(), "maintainer", workerId, config.leaderLease(),
                     new LeaderElector.Listener() {
                         @Override

@@ -82,6 +82,26 @@ class MetricsTest extends DocketTest {
         assertThat(gauge("docket.worker.concurrency", "queue", "default")).isEqualTo(4);
     }
 
+    /** Jobs whose worker died: the rescuer's lost attempts and deaths are counted by the maintenance leader's process. */
+    @Test
+    void rescuedJobsCountAsFailedAttemptsAndDeaths() {
+        Docket docket = metered(100);
+        long lost = docket.enqueue("lost", new Task(1));
+        long poison = docket.enqueue("poison", new Task(2), JobOptions.builder().maxAttempts(1).build());
+        execute("UPDATE {s}.jobs SET state = 'running', attempt = 1, attempted_at = now() - interval '1 minute', "
+                + "locked_by = 'a-dead-worker', lease_until = now() - interval '1 second' WHERE id IN (" + lost + ", "
+                + poison + ")");
+        worker(docket, w -> w.maintenanceInterval(Duration.ofMillis(50)));
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(count("docket.job.attempts.failed", "default", "lost")).isEqualTo(1);
+            assertThat(count("docket.job.attempts.failed", "default", "poison")).isEqualTo(1);
+            assertThat(count("docket.jobs.dead", "default", "poison")).isEqualTo(1);
+        });
+        assertThat(count("docket.jobs.dead", "default", "lost")).isZero();
+        assertThat(docket.job(poison).orElseThrow().state()).isEqualTo(JobState.DEAD);
+    }
+
     /** Pickup latency runs from the job's due time to its claim by the database clock, not from the enqueue call. */
     @Test
     void pickupLatencyIsMeasuredFromTheDueTime() {

@@ -23,6 +23,9 @@ public interface JobMetrics {
     /** The outcome of {@code job}'s attempt was written (not fenced out). */
     void written(ClaimedJob job, Outcome outcome);
 
+    /** The rescuer took a job whose lease expired: a failed attempt, and ({@code dead}) a dead job. */
+    void rescued(String queue, String kind, boolean dead);
+
     /**
      * A worker serves {@code queue} with {@code concurrency} slots, {@code busy} of them running
      * handlers now; until the returned handle is run.

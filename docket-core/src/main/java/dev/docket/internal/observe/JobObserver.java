@@ -87,6 +87,13 @@ public final class JobObserver {
         }
     }
 
+    /** Maintainer: a job whose lease expired went back to ready or, with its attempts used up ({@code dead}), died. */
+    public void rescued(String queue, String kind, boolean dead) {
+        if (metrics != null) {
+            metrics.rescued(queue, kind, dead);
+        }
+    }
+
     /** Producer start: see {@link JobMetrics#served}; run the result at its stop. */
     public Runnable served(String queue, int concurrency, IntSupplier busy) {
         return metrics == null ? NOTHING : metrics.served(queue, concurrency, busy);

@@ -85,6 +85,15 @@ final class MicrometerJobMetrics implements JobMetrics {
     }
 
     @Override
+    public void rescued(String queue, String kind, boolean dead) {
+        KindMeters m = meters(queue, kind);
+        m.failed().increment();
+        if (dead) {
+            m.dead().increment();
+        }
+    }
+
+    @Override
     public Runnable served(String queue, int concurrency, IntSupplier busy) {
         // A gauge per worker would collide when one process runs two workers on a queue: a holder sums them.
         ServedQueue served = servedQueues.computeIfAbsent(queue, this::servedQueue);
@@ -102,8 +111,12 @@ final class MicrometerJobMetrics implements JobMetrics {
     }
 
     private KindMeters meters(ClaimedJob job) {
-        return kindMeters.computeIfAbsent(job.queue(), q -> new ConcurrentHashMap<>())
-                .computeIfAbsent(kinds.label(job.kind()), kind -> kindMeters(job.queue(), kind));
+        return meters(job.queue(), job.kind());
+    }
+
+    private KindMeters meters(String queue, String kind) {
+        return kindMeters.computeIfAbsent(queue, q -> new ConcurrentHashMap<>())
+                .computeIfAbsent(kinds.label(kind), label -> kindMeters(queue, label));
     }
 
     private KindMeters kindMeters(String queue, String kind) {
@@ -112,9 +125,9 @@ final class MicrometerJobMetrics implements JobMetrics {
                 Counter.builder("docket.jobs.completed").tags(tags)
                         .description("Jobs whose handler returned, as written by this process's workers").register(registry),
                 Counter.builder("docket.job.attempts.failed").tags(tags)
-                        .description("Attempts that failed (retried later or dead)").register(registry),
+                        .description("Attempts that failed (retried later or dead), leases lost included").register(registry),
                 Counter.builder("docket.jobs.dead").tags(tags)
-                        .description("Jobs this process's workers moved to the dead-letter table").register(registry),
+                        .description("Jobs this process moved to the dead-letter table").register(registry),
                 Timer.builder("docket.job.pickup.latency").tags(tags).serviceLevelObjectives(JOB_BUCKETS)
                         .description("From a job's due time to its claim (database clock)").register(registry),
                 Timer.builder("docket.job.run.duration").tags(tags).serviceLevelObjectives(JOB_BUCKETS)
