@@ -545,6 +545,9 @@ public final class Docket implements AutoCloseable {
          * until {@link Docket#close()}. Labels are {@code queue} and {@code kind}, never anything from a
          * payload; kinds beyond {@link #metricsKindLimit} are labelled {@code other}. The README's
          * "Metrics" section lists every meter. One Docket per registry: two would share its meters.
+         *
+         * <p>Calling the builder's other methods needs no Micrometer; listing its methods by reflection
+         * does, since this one names {@code MeterRegistry} (and {@link #openTelemetry} its type).
          */
         public Builder meterRegistry(MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
