@@ -99,7 +99,7 @@ public final class DocketServer implements AutoCloseable {
 
     private DocketServer(Docket docket, TokenStore tokens, Config config) {
         this.config = config;
-        this.metrics = new QueueMetrics(docket.admin(), config.metricsInterval());
+        this.metrics = new QueueMetrics(docket, config.metricsInterval());
         ObjectMapper mapper = Bodies.mapper();
         Bodies bodies = new Bodies(mapper, config.maxBodyBytes());
         Sessions sessions = new Sessions(config.sessionTtl());
