@@ -1,0 +1,238 @@
+package dev.docket;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.docket.internal.db.SchemaName;
+import dev.docket.internal.json.PayloadCodec;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * Every option of a {@link Docket}, with its default: what {@link Docket.Builder} sets. Each setter
+ * checks its value and says what is wrong with it.
+ */
+abstract sealed class DocketOptions permits Docket.Builder {
+
+    final DataSource dataSource;
+    String schema = "docket";
+    ObjectMapper objectMapper = PayloadCodec.defaultMapper();
+    int maxPayloadBytes = 256 * 1024;
+    RetryPolicy defaultRetryPolicy = RetryPolicy.defaults();
+    final List<PeriodicJob> periodic = new ArrayList<>();
+    final Kinds.Declarations kinds = new Kinds.Declarations();
+    Duration historyRetention = Duration.ofDays(7);
+    Duration deadJobRetention = Duration.ofDays(30);
+    Duration migrationLockTimeout = Duration.ofSeconds(10);
+    boolean notifyOnEnqueue = true;
+    Duration notifyWindow = Duration.ofMillis(5);
+    ExternalTransactions externalTransactions;
+    MeterRegistry meterRegistry;
+    int metricsKindLimit = Docket.DEFAULT_METRICS_KIND_LIMIT;
+    Duration metricsInterval = Duration.ofSeconds(10);
+    OpenTelemetry openTelemetry;
+
+    DocketOptions(DataSource dataSource) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    }
+
+    private Docket.Builder self() {
+        return (Docket.Builder) this;
+    }
+
+    /** The schema for Docket's tables, default {@code docket}: a lower-case identifier of up to 63 characters. */
+    public Docket.Builder schema(String schema) {
+        new SchemaName(schema);
+        this.schema = schema;
+        return self();
+    }
+
+    /**
+     * The Jackson mapper for payloads. Default: Java time support, ISO dates, unknown properties
+     * ignored (so adding a field to a payload does not break older workers).
+     */
+    public Docket.Builder objectMapper(ObjectMapper objectMapper) {
+        this.objectMapper = Objects.requireNonNull(objectMapper, "objectMapper");
+        return self();
+    }
+
+    /** The largest payload accepted, in bytes of JSON; default 256 KiB; from 2 bytes to 64 MiB. */
+    public Docket.Builder maxPayloadBytes(int maxPayloadBytes) {
+        if (maxPayloadBytes < 2 || maxPayloadBytes > 64 * 1024 * 1024) {
+            throw new IllegalArgumentException("maxPayloadBytes must be between 2 and 67108864, was " + maxPayloadBytes);
+        }
+        this.maxPayloadBytes = maxPayloadBytes;
+        return self();
+    }
+
+    /** The retry policy of kinds without their own; default {@link RetryPolicy#defaults()}. */
+    public Docket.Builder defaultRetryPolicy(RetryPolicy policy) {
+        this.defaultRetryPolicy = Objects.requireNonNull(policy, "policy");
+        return self();
+    }
+
+    /** The retry policy of one kind (its max attempts apply at enqueue, its backoff in workers). */
+    public Docket.Builder retryPolicy(String kind, RetryPolicy policy) {
+        kinds.retryPolicy(kind, policy);
+        return self();
+    }
+
+    /**
+     * The payload version jobs of {@code kind} are stamped with when {@link JobOptions} names none;
+     * default 1. Bump it when the payload's shape changes, and give workers an upcaster from the
+     * old version ({@link Worker.Builder#upcaster}) so jobs enqueued before the deploy still run.
+     */
+    public Docket.Builder payloadVersion(String kind, int version) {
+        kinds.payloadVersion(kind, version);
+        return self();
+    }
+
+    /**
+     * Per-kind defaults for enqueue: the queue, priority, max attempts and tenant that jobs of
+     * {@code kind} get when their own {@link JobOptions} leave them unset (other options are
+     * refused: they belong to one job). Without it: queue {@code default}, priority 0, the kind's
+     * retry policy's max attempts, no tenant. {@link JobKind.Builder#defaults} declares the same
+     * with the rest of a kind's settings.
+     */
+    public Docket.Builder kindDefaults(String kind, JobOptions defaults) {
+        kinds.defaults(kind, defaults);
+        return self();
+    }
+
+    /**
+     * Declares a kind for the string forms too: {@code enqueue("send_email", payload)}, periodic
+     * jobs of that kind, and {@code handler("send_email", type, handler)} then use its payload
+     * version, defaults, retry policy, lease, timeout and upcasters, as
+     * {@code enqueue(SEND_EMAIL, payload)} and {@code handler(SEND_EMAIL, handler)} always do.
+     * Optional: a {@link JobKind} works without it. A declared kind's settings belong to it alone:
+     * {@link #retryPolicy}, {@link #payloadVersion} and {@link #kindDefaults} for its name are refused.
+     *
+     * @throws IllegalArgumentException if a kind of that name is already declared
+     */
+    public Docket.Builder kind(JobKind<?> kind) {
+        kinds.declare(kind);
+        return self();
+    }
+
+    /**
+     * Enqueues a job on a cron schedule, exactly once per slot across the cluster (see
+     * {@link PeriodicJob}); the maintenance leader does it. Declare the same schedules on every node.
+     */
+    public Docket.Builder periodic(PeriodicJob job) {
+        Objects.requireNonNull(job, "job");
+        if (periodic.stream().anyMatch(p -> p.name().equals(job.name()))) {
+            throw new IllegalArgumentException("a periodic job named '" + job.name() + "' is already declared");
+        }
+        periodic.add(job);
+        return self();
+    }
+
+    /**
+     * How long completed and cancelled jobs stay in the history table, default 7 days; dropped a
+     * day partition at a time. {@link Duration#ZERO} deletes jobs on completion instead.
+     */
+    public Docket.Builder historyRetention(Duration retention) {
+        this.historyRetention = Checks.nonNegative("historyRetention", retention);
+        return self();
+    }
+
+    /** How long dead jobs stay in the dead-letter table, default 30 days. */
+    public Docket.Builder deadJobRetention(Duration retention) {
+        this.deadJobRetention = Checks.nonNegative("deadJobRetention", retention);
+        return self();
+    }
+
+    /** {@code lock_timeout} for each migration once it holds the migration lock; default 10 s. */
+    public Docket.Builder migrationLockTimeout(Duration timeout) {
+        this.migrationLockTimeout = Checks.positive("migrationLockTimeout", timeout);
+        return self();
+    }
+
+    /**
+     * Whether enqueues wake idle workers with {@code pg_notify}, default true; at most one
+     * notification per queue per {@link #notifyWindow} from this process.
+     */
+    public Docket.Builder notifyOnEnqueue(boolean notify) {
+        this.notifyOnEnqueue = notify;
+        return self();
+    }
+
+    /** The per-queue notification rate limit window, default 5 ms. */
+    public Docket.Builder notifyWindow(Duration window) {
+        this.notifyWindow = Checks.positive("notifyWindow", window);
+        return self();
+    }
+
+    /**
+     * Makes the enqueue forms without a {@link Connection} join the caller's transaction when
+     * {@code transactions} reports one (see {@link ExternalTransactions}); default none: they
+     * always commit on their own. The Spring Boot starter sets this for Spring-managed transactions.
+     */
+    public Docket.Builder externalTransactions(ExternalTransactions transactions) {
+        this.externalTransactions = Objects.requireNonNull(transactions, "transactions");
+        return self();
+    }
+
+    /**
+     * Where Docket's metrics go (Micrometer, an optional dependency). Default: none, and then the
+     * metrics cost nothing: no meter, no clock read, no allocation per job, no gauge query.
+     *
+     * <p>With a registry, this instance's workers count outcomes ({@code docket.jobs.completed},
+     * {@code docket.job.attempts.failed}, {@code docket.jobs.dead}) and time pickup latency, run
+     * duration and claims (histograms in seconds), and this instance reads live jobs, lag and the
+     * jobs table's vacuum debt into gauges every {@link #metricsInterval}, from {@link #build()}
+     * until {@link Docket#close()}. Labels are {@code queue} and {@code kind}, never anything from a
+     * payload; kinds beyond {@link #metricsKindLimit} are labelled {@code other}. The README's
+     * "Metrics" section lists every meter. One Docket per registry: two would share its meters.
+     *
+     * <p>Calling the builder's other methods needs no Micrometer; listing its methods by reflection
+     * does, since this one names {@code MeterRegistry} (and {@link #openTelemetry} its type).
+     */
+    public Docket.Builder meterRegistry(MeterRegistry registry) {
+        this.meterRegistry = Objects.requireNonNull(registry, "registry");
+        return self();
+    }
+
+    /**
+     * How many kinds the metrics name, default {@value Docket#DEFAULT_METRICS_KIND_LIMIT}, from 1 to
+     * 10,000: the first kinds this process sees keep their name in the {@code kind} label, and every
+     * later one is reported as {@code other}, so kinds chosen by callers cannot grow the number of
+     * series without bound. A kind literally named {@code other} shares that label.
+     */
+    public Docket.Builder metricsKindLimit(int limit) {
+        if (limit < 1 || limit > 10_000) {
+            throw new IllegalArgumentException("metricsKindLimit must be between 1 and 10000, was " + limit);
+        }
+        this.metricsKindLimit = limit;
+        return self();
+    }
+
+    /**
+     * How often the gauges read from the database (live jobs, lag, vacuum debt) are refreshed,
+     * default 10 s, from 100 ms to 1 hour; only with a {@link #meterRegistry}. Each refresh is one
+     * grouped count over the live jobs table and one read of its statistics.
+     */
+    public Docket.Builder metricsInterval(Duration interval) {
+        Checks.positive("metricsInterval", interval);
+        if (interval.compareTo(Duration.ofMillis(100)) < 0 || interval.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("metricsInterval must be between 100 ms and 1 hour, was " + interval);
+        }
+        this.metricsInterval = interval;
+        return self();
+    }
+
+    /**
+     * Where Docket's spans go (the OpenTelemetry API, an optional dependency). Default: the global
+     * {@code OpenTelemetry} once the application or the Java agent has set it, when the API is on
+     * the class path; without the API nothing is traced and nothing changes. See the README's
+     * "OpenTelemetry" section: the trace context is captured at enqueue into the job's metadata
+     * ({@code traceparent}), and each attempt runs in a consumer span that is its child.
+     */
+    public Docket.Builder openTelemetry(OpenTelemetry openTelemetry) {
+        this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+        return self();
+    }
+}
