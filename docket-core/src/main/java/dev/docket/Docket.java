@@ -404,7 +404,7 @@ public final class Docket implements AutoCloseable {
 
     /** Listings, statistics and dead-letter replay; see {@link DocketAdmin}. */
     public DocketAdmin admin() {
-        return new DocketAdmin(store);
+        return new DocketAdmin(store, schema.name(), historyRetention);
     }
 
     /**

@@ -13,6 +13,7 @@ import dev.docket.internal.notify.Notifier;
 import dev.docket.internal.producer.HandlerDrain;
 import dev.docket.internal.producer.Producer;
 import dev.docket.internal.producer.QueueSettingsWatcher;
+import dev.docket.internal.registry.WorkerRegistry;
 import dev.docket.internal.service.Lifecycle;
 import dev.docket.internal.service.PoolSize;
 import dev.docket.internal.service.Service;
@@ -72,6 +73,7 @@ public final class Worker implements AutoCloseable {
     private final Maintainer maintainer;
     private final HandlerDrain handlerDrain;
     private final StallWatch stallWatch;
+    private final WorkerRegistry registry;
     /** Started in this order and stopped in the reverse: see {@link #wiring()}. */
     private final ServiceGroup services;
     private boolean closed;
@@ -130,6 +132,8 @@ public final class Worker implements AutoCloseable {
         }
         this.stallWatch = new StallWatch("docket-stall-watch-" + workerId, watched, config.stallTimeout(),
                 "a worker needs " + connectionsNeeded() + " pool connections (queues + 6, see Worker)");
+        this.registry = new WorkerRegistry(docket.store(), WorkerRegistry.Identity.of(workerId, b.queues, handlers,
+                connectionsNeeded(), config.listen()), this::isListening, stallWatch::stalled, config.heartbeatInterval());
         this.services = new ServiceGroup(wiring());
     }
 
@@ -142,6 +146,7 @@ public final class Worker implements AutoCloseable {
     private List<Lifecycle> wiring() {
         List<Lifecycle> order = new ArrayList<>();
         order.add(heartbeater);
+        order.add(registry);
         order.add(stallWatch);
         order.add(queueSettings);
         order.add(Lifecycle.onStop(executor::close));
@@ -175,6 +180,7 @@ public final class Worker implements AutoCloseable {
         docket.requireSchema();
         try {
             queueSettings.runOnce();
+            registry.runOnce();
         } catch (SQLException e) {
             throw new DocketException("docket: reading the queue settings failed: " + e.getMessage(), e);
         }
@@ -215,6 +221,7 @@ public final class Worker implements AutoCloseable {
         addFailures(failing, "completer", completer);
         addFailures(failing, "heartbeat", heartbeater);
         addFailures(failing, "queue-settings", queueSettings);
+        addFailures(failing, "registry", registry);
         if (notifier != null) {
             addFailures(failing, "listener", notifier);
         }
