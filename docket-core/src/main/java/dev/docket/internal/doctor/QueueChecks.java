@@ -92,7 +92,7 @@ final class QueueChecks {
             String fix = "start a worker serving queue " + u.queue() + " with a handler for kind " + u.kind()
                     + " (docket worker --queue " + u.queue() + "=N with a HandlerProvider for it), or cancel the jobs "
                     + "if the kind is a typo";
-            if (u.ready() > 0) {
+            if (u.ready() > 0 || u.queueServed()) {
                 findings.problem("unserved_kinds", "kind " + u.kind() + " on queue " + u.queue(), cause, evidence, fix);
             } else {
                 findings.warning("unserved_kinds", "kind " + u.kind() + " on queue " + u.queue(),

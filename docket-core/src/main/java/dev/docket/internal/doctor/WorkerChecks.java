@@ -45,7 +45,9 @@ final class WorkerChecks {
                         "raise the pool's maximum size to at least " + w.connectionsNeeded()
                                 + " plus the connections its handlers hold at once");
             }
-            if (w.listen() && !w.listening()) {
+            // At its first heartbeat, written before its services start, no worker is listening yet.
+            boolean pastFirstHeartbeat = !w.heartbeatAt().isBefore(w.startedAt().plus(w.heartbeatInterval()));
+            if (w.listen() && !w.listening() && pastFirstHeartbeat) {
                 findings.warning("listener_down", subject, "the worker's LISTEN connection is down: new jobs are "
                                 + "picked up at its next poll instead of at once",
                         "listen on, listener not connected at the last heartbeat (" + w.heartbeatAt() + ")",
