@@ -24,7 +24,7 @@ final class QueueChecks {
             double lag = q.lagSeconds() == null ? 0 : Math.max(0, q.lagSeconds());
             String evidence = "lag " + Findings.duration(lag) + " (" + Findings.count(q.ready()) + " ready, "
                     + Findings.count(q.running()) + " running" + (q.maxRunning() == null ? "" : ", cap " + q.maxRunning())
-                    + ")" + (q.lagSloSeconds() == null ? "; no lag SLO set" : "; SLO " + Findings.duration(q.lagSloSeconds()));
+                    + ")" + (q.lagSloSeconds() == null ? "" : "; SLO " + Findings.duration(q.lagSloSeconds()));
             if (q.paused() && q.ready() > 0) {
                 findings.warning("paused_backlog", "queue " + q.name(), "the queue is paused with jobs waiting in it",
                         evidence, "docket queue resume " + q.name() + " (if the pause is over)");
@@ -36,7 +36,7 @@ final class QueueChecks {
                                 : "add workers or concurrency for the queue, or lift its cap; `docket job explain ID` on "
                                 + "its oldest ready job says what holds it");
             } else if (q.lagSloSeconds() != null || q.ready() > 0) {
-                findings.ok("queue_lag", "queue " + q.name(), q.lagSloSeconds() == null ? "the queue has no lag SLO"
+                findings.ok("queue_lag", "queue " + q.name(), q.lagSloSeconds() == null ? "no lag SLO is set for the queue"
                         : "the queue's lag is within its SLO", evidence);
             }
         }

@@ -2,6 +2,7 @@ package dev.docket.server.metrics;
 
 import dev.docket.DocketAdmin;
 import dev.docket.QueueStats;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -98,6 +99,11 @@ public final class QueueMetrics implements AutoCloseable {
     /** The statistics of the last refresh. */
     public List<QueueStats> latest() {
         return latest.get();
+    }
+
+    /** The registry behind {@code /metrics}, for meters registered beside the queue gauges. */
+    public MeterRegistry registry() {
+        return registry;
     }
 
     /** The Prometheus text exposition. */
