@@ -157,7 +157,7 @@ class DoctorTest extends DocketTest {
 
             assertThat(f.subject()).isEqualTo("worker " + worker.workerId());
             assertThat(f.severity()).isEqualTo(Severity.PROBLEM);
-            assertThat(f.evidence()).contains("1 jobs still locked by it").contains("pid " + ProcessHandle.current().pid());
+            assertThat(f.evidence()).contains("1 job still locked by it").contains("pid " + ProcessHandle.current().pid());
             assertThat(f.fix()).contains("leases expire");
         } finally {
             gate.get().countDown();
@@ -195,7 +195,7 @@ class DoctorTest extends DocketTest {
         Finding f = only(docket.admin().doctor(), "pickup_p99", Severity.PROBLEM);
 
         assertThat(f.subject()).isEqualTo("kind send");
-        assertThat(f.evidence()).contains("over 1 first attempts");
+        assertThat(f.evidence()).contains("over 1 first attempt in the last 5 minutes");
     }
 
     @Test

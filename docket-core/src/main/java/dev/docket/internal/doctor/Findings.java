@@ -55,6 +55,11 @@ final class Findings {
         return String.format(Locale.ROOT, "%,d", n);
     }
 
+    /** "1 job", "3 jobs" (with the count's thousands separated). */
+    static String count(long n, String noun) {
+        return count(n) + " " + noun + (n == 1 ? "" : "s");
+    }
+
     /** A SQL string literal of {@code text}, for statements the fix shows (never run by Docket). */
     static String literal(String text) {
         return "'" + text.replace("'", "''") + "'";

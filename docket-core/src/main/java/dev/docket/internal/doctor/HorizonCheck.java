@@ -40,7 +40,7 @@ final class HorizonCheck {
                             + "', client " + nullToDash(s.clientAddr()) + ", state " + nullToDash(s.state())
                             + ", transaction open " + Findings.duration(s.transactionSeconds())
                             + (idle ? " (idle for " + Findings.duration(s.stateSeconds()) + ")" : "")
-                            + ", " + Findings.count(s.xidAge()) + " transactions behind",
+                            + ", " + Findings.count(s.xidAge(), "transaction") + " behind",
                     "end it: SELECT pg_terminate_backend(" + s.pid() + "); then find why '" + nullToDash(s.application())
                             + "' leaves transactions open, and set idle_in_transaction_session_timeout "
                             + "(and transaction_timeout on PostgreSQL 17+) for its role");
@@ -54,7 +54,7 @@ final class HorizonCheck {
                     (slot.active() ? "an active" : "an inactive") + " replication slot holds the xmin horizon back",
                     slot.type() + " slot '" + slot.name() + "'" + (slot.database() == null ? "" : " on " + slot.database())
                             + ", " + (slot.active() ? "used by pid " + slot.activePid() : "no consumer connected")
-                            + ", " + Findings.count(slot.xidAge()) + " transactions behind",
+                            + ", " + Findings.count(slot.xidAge(), "transaction") + " behind",
                     slot.active() ? "find out why its consumer lags (a stuck subscriber or CDC connector)"
                             : "if its consumer is gone for good: SELECT pg_drop_replication_slot("
                             + Findings.literal(slot.name()) + ");");
@@ -64,7 +64,7 @@ final class HorizonCheck {
             findings.problem(CHECK, "prepared " + p.gid(), "a forgotten prepared transaction holds the xmin horizon "
                             + "back (and its locks) until it is committed or rolled back",
                     "gid '" + p.gid() + "', owner " + p.owner() + ", database " + p.database() + ", prepared "
-                            + Findings.duration(p.seconds()) + " ago, " + Findings.count(p.xidAge()) + " transactions behind",
+                            + Findings.duration(p.seconds()) + " ago, " + Findings.count(p.xidAge(), "transaction") + " behind",
                     "ask its transaction manager, then: ROLLBACK PREPARED " + Findings.literal(p.gid())
                             + "; (or COMMIT PREPARED " + Findings.literal(p.gid()) + ";) in database " + p.database());
         }
@@ -76,7 +76,7 @@ final class HorizonCheck {
             findings.warning(CHECK, "standby " + nullToDash(s.application()),
                     "a standby's hot_standby_feedback holds the primary's xmin horizon back for a long query on it",
                     "walsender pid " + s.pid() + ", standby '" + nullToDash(s.application()) + "' at "
-                            + nullToDash(s.clientAddr()) + ", " + Findings.count(s.xidAge()) + " transactions behind",
+                            + nullToDash(s.clientAddr()) + ", " + Findings.count(s.xidAge(), "transaction") + " behind",
                     "end the long query on that standby (pg_stat_activity there), or turn hot_standby_feedback off "
                             + "on it and accept query cancellations (max_standby_streaming_delay)");
         }

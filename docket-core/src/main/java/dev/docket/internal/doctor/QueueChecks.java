@@ -45,20 +45,20 @@ final class QueueChecks {
     void pickup(Findings findings) throws SQLException {
         for (Pickup p : queries.pickup()) {
             String subject = "kind " + p.kind();
+            String slo = "SLO " + Findings.duration(p.sloSeconds());
             if (p.p99Seconds() == null) {
-                findings.ok("pickup_p99", subject, "no first attempt completed in the last 5 minutes",
-                        "SLO " + Findings.duration(p.sloSeconds()));
-            } else if (p.p99Seconds() > p.sloSeconds()) {
+                findings.ok("pickup_p99", subject, "no first attempt completed in the last 5 minutes", slo);
+                continue;
+            }
+            String evidence = "pickup p99 " + Findings.duration(p.p99Seconds()) + " over "
+                    + Findings.count(p.jobs(), "first attempt") + " in the last 5 minutes; " + slo;
+            if (p.p99Seconds() > p.sloSeconds()) {
                 findings.problem("pickup_p99", subject, "jobs of the kind wait longer than their pickup SLO "
-                                + "between due and claimed",
-                        "pickup p99 " + Findings.duration(p.p99Seconds()) + " over " + Findings.count(p.jobs())
-                                + " first attempts in the last 5 minutes; SLO " + Findings.duration(p.sloSeconds()),
+                                + "between due and claimed", evidence,
                         "add workers or concurrency on the kind's queue; if the queue is shared with slow kinds, give "
                                 + "this kind a queue of its own");
             } else {
-                findings.ok("pickup_p99", subject, "the kind's pickup p99 is within its SLO",
-                        "pickup p99 " + Findings.duration(p.p99Seconds()) + " over " + Findings.count(p.jobs())
-                                + " first attempts in the last 5 minutes; SLO " + Findings.duration(p.sloSeconds()));
+                findings.ok("pickup_p99", subject, "the kind's pickup p99 is within its SLO", evidence);
             }
         }
     }

@@ -18,7 +18,7 @@ final class WorkerChecks {
                 evidence.append(evidence.isEmpty() ? "" : "; ").append(w.id()).append(" on ").append(w.host())
                         .append(" queues ").append(w.queues()).append(", ").append(w.running()).append(" running");
             }
-            findings.ok("workers", "workers", live.size() + " live workers", evidence.toString());
+            findings.ok("workers", "workers", Findings.count(live.size(), "live worker"), evidence.toString());
         }
         for (WorkerInfo w : workers) {
             String subject = "worker " + w.id();
@@ -26,7 +26,7 @@ final class WorkerChecks {
                 String cause = "the worker's heartbeats stopped (" + w.heartbeatInterval().toMillis()
                         + " ms interval): it crashed, hangs, or cannot reach the database";
                 String evidence = "host " + w.host() + ", pid " + w.pid() + ", last heartbeat at " + w.heartbeatAt()
-                        + ", " + w.running() + " jobs still locked by it";
+                        + ", " + Findings.count(w.running(), "job") + " still locked by it";
                 String fix = "if the process still runs, take a thread dump (jcmd " + w.pid() + " Thread.print) and "
                         + "restart it; its jobs go back to the queue when their leases expire (the maintenance leader's "
                         + "rescuer); the row is pruned an hour after its last heartbeat";
