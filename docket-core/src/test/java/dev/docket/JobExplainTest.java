@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** "Why is this job not running?": each answer, created for real and read back from the database. */
@@ -19,6 +20,24 @@ class JobExplainTest extends DocketTest {
     }
 
     private static final Duration WAIT = Duration.ofSeconds(15);
+
+    private final CountDownLatch started = new CountDownLatch(1);
+    private final CountDownLatch release = new CountDownLatch(1);
+    /** Holds every job it runs until the test ends, so that they stay running. */
+    private final JobHandler<Task> holding = (t, ctx) -> {
+        started.countDown();
+        release.await();
+    };
+
+    /** Runs before DocketTest closes the workers, which would otherwise wait for the held jobs. */
+    @AfterEach
+    void releaseHeldJobs() {
+        release.countDown();
+    }
+
+    private void awaitStarted() throws InterruptedException {
+        assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    }
 
     private static JobExplanation explain(Docket docket, long id) {
         return docket.admin().explain(id).orElseThrow();
@@ -104,25 +123,16 @@ class JobExplainTest extends DocketTest {
     void aTenantAtItsCapIsNamedAndTheOtherTenantIsNot() throws Exception {
         Docket docket = docket();
         docket.admin().setQueueLimits("default", null, 1);
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        serve(docket, "default", 4, (t, ctx) -> {
-            started.countDown();
-            release.await();
-        });
-        try {
-            docket.enqueue("task", new Task(1), JobOptions.builder().tenant("acme").build());
-            assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-            long waiting = docket.enqueue("task", new Task(2), JobOptions.builder().tenant("acme").build());
+        serve(docket, "default", 4, holding);
+        docket.enqueue("task", new Task(1), JobOptions.builder().tenant("acme").build());
+        awaitStarted();
+        long waiting = docket.enqueue("task", new Task(2), JobOptions.builder().tenant("acme").build());
 
-            Reason r = first(explain(docket, waiting));
+        Reason r = first(explain(docket, waiting));
 
-            assertThat(r.code()).isEqualTo(Code.TENANT_AT_CAP);
-            assertThat(r.facts()).containsEntry("tenant", "acme").containsEntry("running", "1")
-                    .containsEntry("tenantMaxRunning", "1");
-        } finally {
-            release.countDown();
-        }
+        assertThat(r.code()).isEqualTo(Code.TENANT_AT_CAP);
+        assertThat(r.facts()).containsEntry("tenant", "acme").containsEntry("running", "1")
+                .containsEntry("tenantMaxRunning", "1");
     }
 
     @Test
@@ -151,31 +161,22 @@ class JobExplainTest extends DocketTest {
     @Test
     void allSlotsBusySaysTheBacklogAheadAndAFreeSlotSaysReady() throws Exception {
         Docket docket = docket();
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        serve(docket, "default", 1, (t, ctx) -> {
-            started.countDown();
-            release.await();
-        });
-        try {
-            long running = docket.enqueue("task", new Task(1));
-            assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-            long second = docket.enqueue("task", new Task(2));
-            long third = docket.enqueue("task", new Task(3));
+        serve(docket, "default", 1, holding);
+        long running = docket.enqueue("task", new Task(1));
+        awaitStarted();
+        long second = docket.enqueue("task", new Task(2));
+        long third = docket.enqueue("task", new Task(3));
 
-            assertThat(first(explain(docket, second)).facts()).containsEntry("ahead", "0").containsEntry("slots", "1");
-            Reason r = first(explain(docket, third));
-            assertThat(r.code()).isEqualTo(Code.SLOTS_BUSY);
-            assertThat(r.facts()).containsEntry("ahead", "1").containsEntry("running", "1");
-            assertThat(r.message()).contains("All 1 slots").contains("1 ready jobs ahead of it");
+        assertThat(first(explain(docket, second)).facts()).containsEntry("ahead", "0").containsEntry("slots", "1");
+        Reason r = first(explain(docket, third));
+        assertThat(r.code()).isEqualTo(Code.SLOTS_BUSY);
+        assertThat(r.facts()).containsEntry("ahead", "1").containsEntry("running", "1");
+        assertThat(r.message()).contains("All 1 slots").contains("1 ready jobs ahead of it");
 
-            Reason run = first(explain(docket, running));
-            assertThat(run.code()).isEqualTo(Code.RUNNING);
-            assertThat(run.facts()).containsKeys("worker", "since", "leaseUntil").containsEntry("attempt", "1")
-                    .containsEntry("workerLive", "true");
-        } finally {
-            release.countDown();
-        }
+        Reason run = first(explain(docket, running));
+        assertThat(run.code()).isEqualTo(Code.RUNNING);
+        assertThat(run.facts()).containsKeys("worker", "since", "leaseUntil").containsEntry("attempt", "1")
+                .containsEntry("workerLive", "true");
     }
 
     /** A worker that polls once an hour and does not listen leaves a job ready with a free slot. */
@@ -234,21 +235,12 @@ class JobExplainTest extends DocketTest {
     @Test
     void aRunningJobPastItsLeaseSaysTheRescuerTakesItBack() throws Exception {
         Docket docket = docket();
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        serve(docket, "default", 1, (t, ctx) -> {
-            started.countDown();
-            release.await();
-        });
-        try {
-            long id = docket.enqueue("task", new Task(1));
-            assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-            execute("UPDATE {s}.jobs SET lease_until = now() - interval '1 second'");
+        serve(docket, "default", 1, holding);
+        long id = docket.enqueue("task", new Task(1));
+        awaitStarted();
+        execute("UPDATE {s}.jobs SET lease_until = now() - interval '1 second'");
 
-            assertThat(explain(docket, id).reasons()).extracting(Reason::code)
-                    .containsExactly(Code.LEASE_EXPIRED, Code.RUNNING);
-        } finally {
-            release.countDown();
-        }
+        assertThat(explain(docket, id).reasons()).extracting(Reason::code)
+                .containsExactly(Code.LEASE_EXPIRED, Code.RUNNING);
     }
 }

@@ -96,14 +96,7 @@ final class SloCommand implements Callable<Integer> {
                 throw CommandFailure.usage("an objective must be more than 0 and at most 30d, was "
                         + Converters.format(objective));
             }
-            String name = checked(target);
-            try (Database db = database.openMigrated(2)) {
-                if (target.queue != null) {
-                    db.docket().admin().setQueueLagSlo(name, objective);
-                } else {
-                    db.docket().admin().setKindPickupSlo(name, objective);
-                }
-            }
+            String name = apply(database, target, objective);
             spec.commandLine().getOut().println((target.queue != null ? "queue " + name + ": lag" : "kind " + name
                     + ": pickup p99") + " objective " + Converters.format(objective));
             spec.commandLine().getOut().flush();
@@ -136,14 +129,7 @@ final class SloCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            String name = checked(target);
-            try (Database db = database.openMigrated(2)) {
-                if (target.queue != null) {
-                    db.docket().admin().setQueueLagSlo(name, null);
-                } else {
-                    db.docket().admin().setKindPickupSlo(name, null);
-                }
-            }
+            String name = apply(database, target, null);
             spec.commandLine().getOut().println("cleared the objective of " + (target.queue != null ? "queue " : "kind ")
                     + name);
             spec.commandLine().getOut().flush();
@@ -151,8 +137,19 @@ final class SloCommand implements Callable<Integer> {
         }
     }
 
-    /** The queue, checked before connecting; a bad kind is refused by the library (an IllegalArgumentException: exit 2). */
-    private static String checked(Target target) {
-        return target.queue != null ? QueueCommand.checkName(target.queue) : target.kind;
+    /**
+     * Sets (or with null clears) the objective of the queue or kind; returns its name. The queue is
+     * checked before connecting; a bad kind is refused by the library (an IllegalArgumentException: exit 2).
+     */
+    private static String apply(DatabaseOptions database, Target target, Duration objective) {
+        String name = target.queue != null ? QueueCommand.checkName(target.queue) : target.kind;
+        try (Database db = database.openMigrated(2)) {
+            if (target.queue != null) {
+                db.docket().admin().setQueueLagSlo(name, objective);
+            } else {
+                db.docket().admin().setKindPickupSlo(name, objective);
+            }
+        }
+        return name;
     }
 }
