@@ -99,16 +99,22 @@ HAVING count(*) FILTER (WHERE died_at > now() - interval '24 hours') > 0
  ORDER BY count(*) FILTER (WHERE died_at > now() - interval '24 hours') DESC
 
 -- name: doctorUnserved
--- Waiting jobs by queue and kind that no live worker serves (both the queue and the kind).
-SELECT j.queue, j.kind,
-       count(*) FILTER (WHERE j.state = 'ready') AS ready,
-       count(*) FILTER (WHERE j.state = 'scheduled') AS scheduled,
+-- Live jobs by queue and kind that no live worker serves (both the queue and the kind). Running ones
+-- count too: a worker that serves the queue but not the kind claims them, and fails them. Grouped
+-- first, so the workers are looked up once per queue and kind, not per job.
+WITH live AS (
+    SELECT queue, kind,
+           count(*) FILTER (WHERE state = 'ready') AS ready,
+           count(*) FILTER (WHERE state = 'scheduled') AS scheduled,
+           count(*) FILTER (WHERE state = 'running') AS running
+      FROM {{schema}}.jobs
+     GROUP BY queue, kind
+)
+SELECT j.queue, j.kind, j.ready, j.scheduled, j.running,
        EXISTS (SELECT 1 FROM {{schema}}.workers w WHERE {{workerLive}} AND (w.queues -> j.queue) IS NOT NULL) AS queue_served
-  FROM {{schema}}.jobs j
- WHERE j.state IN ('ready', 'scheduled')
-   AND NOT EXISTS (SELECT 1 FROM {{schema}}.workers w
+  FROM live j
+ WHERE NOT EXISTS (SELECT 1 FROM {{schema}}.workers w
                     WHERE {{workerLive}} AND (w.queues -> j.queue) IS NOT NULL AND (w.kinds -> j.kind) IS NOT NULL)
- GROUP BY j.queue, j.kind
  ORDER BY j.queue, j.kind
 
 -- name: doctorPartitions

@@ -46,8 +46,8 @@ public final class DoctorQueries {
     public record DeadGrowth(String queue, String kind, long lastDay, long dayBefore) {
     }
 
-    /** Waiting jobs of a queue and kind that no live worker serves. */
-    public record Unserved(String queue, String kind, long ready, long scheduled, boolean queueServed) {
+    /** Live jobs of a queue and kind that no live worker serves. */
+    public record Unserved(String queue, String kind, long ready, long scheduled, long running, boolean queueServed) {
     }
 
     /** The history's day partitions, today (UTC), and whether the default partition holds rows. */
@@ -117,7 +117,8 @@ public final class DoctorQueries {
 
     public List<Unserved> unserved() throws SQLException {
         return jdbc.list(sql.get("doctorUnserved"), Jdbc.NO_PARAMETERS, rs -> new Unserved(rs.getString("queue"),
-                rs.getString("kind"), rs.getLong("ready"), rs.getLong("scheduled"), rs.getBoolean("queue_served")));
+                rs.getString("kind"), rs.getLong("ready"), rs.getLong("scheduled"), rs.getLong("running"),
+                rs.getBoolean("queue_served")));
     }
 
     public Partitions partitions() throws SQLException {

@@ -88,11 +88,13 @@ final class QueueChecks {
                     + "wait (and a worker that claims one fails it with \"no handler\")"
                     : "no live worker serves the queue";
             String evidence = Findings.count(u.ready()) + " ready and " + Findings.count(u.scheduled())
-                    + " scheduled jobs of kind " + u.kind() + " on queue " + u.queue();
+                    + " scheduled jobs of kind " + u.kind() + " on queue " + u.queue()
+                    + (u.running() == 0 ? "" : ", " + Findings.count(u.running(), "job") + " claimed by workers without "
+                    + "a handler for it");
             String fix = "start a worker serving queue " + u.queue() + " with a handler for kind " + u.kind()
                     + " (docket worker --queue " + u.queue() + "=N with a HandlerProvider for it), or cancel the jobs "
                     + "if the kind is a typo";
-            if (u.ready() > 0 || u.queueServed()) {
+            if (u.ready() > 0 || u.running() > 0 || u.queueServed()) {
                 findings.problem("unserved_kinds", "kind " + u.kind() + " on queue " + u.queue(), cause, evidence, fix);
             } else {
                 findings.warning("unserved_kinds", "kind " + u.kind() + " on queue " + u.queue(),
