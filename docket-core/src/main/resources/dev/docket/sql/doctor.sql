@@ -8,7 +8,10 @@ SELECT c.reltuples::bigint AS reltuples, c.reloptions::text[] AS reloptions,
        s.n_live_tup, s.n_dead_tup, s.last_vacuum, s.last_autovacuum, s.autovacuum_count,
        extract(epoch FROM now() - greatest(s.last_vacuum, s.last_autovacuum))::float8 AS since_vacuum_seconds,
        current_setting('autovacuum')::boolean AS autovacuum_on,
-       current_setting('autovacuum_vacuum_threshold')::bigint AS vacuum_threshold
+       current_setting('autovacuum_vacuum_threshold')::bigint AS vacuum_threshold,
+       -- The claim walks this index from its left edge: its size against the ready rows is what a claim pays.
+       pg_relation_size(to_regclass('{{schema}}.jobs_claim_idx')) / current_setting('block_size')::bigint AS claim_index_pages,
+       (SELECT count(*) FROM {{schema}}.jobs WHERE state = 'ready') AS ready_rows
   FROM pg_class c
   JOIN pg_namespace n ON n.oid = c.relnamespace
   LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid

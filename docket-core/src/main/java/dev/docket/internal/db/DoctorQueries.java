@@ -13,7 +13,7 @@ public final class DoctorQueries {
     /** The jobs table's vacuum figures and storage options. */
     public record JobsTable(long reltuples, List<String> reloptions, Long liveRows, Long deadRows,
                             Double sinceVacuumSeconds, long autovacuumCount, boolean autovacuumOn,
-                            long vacuumThreshold) {
+                            long vacuumThreshold, long claimIndexPages, long readyRows) {
     }
 
     /** A session holding the xmin horizon back. */
@@ -70,7 +70,8 @@ public final class DoctorQueries {
         return jdbc.first(sql.get("doctorJobsTable"), Jdbc.NO_PARAMETERS, rs -> new JobsTable(rs.getLong("reltuples"),
                 strings(rs, "reloptions"), rs.getObject("n_live_tup", Long.class), rs.getObject("n_dead_tup", Long.class),
                 rs.getObject("since_vacuum_seconds", Double.class), rs.getLong("autovacuum_count"),
-                rs.getBoolean("autovacuum_on"), rs.getLong("vacuum_threshold")));
+                rs.getBoolean("autovacuum_on"), rs.getLong("vacuum_threshold"), rs.getLong("claim_index_pages"),
+                rs.getLong("ready_rows")));
     }
 
     public List<Session> sessions(Duration olderThan) throws SQLException {

@@ -72,6 +72,8 @@ final class TableChecks {
         String evidence = Findings.count(dead) + " dead and " + Findings.count(live) + " live rows; last vacuum "
                 + (t.sinceVacuumSeconds() == null ? "never" : Findings.duration(t.sinceVacuumSeconds()) + " ago")
                 + "; " + Findings.count(t.autovacuumCount()) + " autovacuums since the statistics were reset"
+                + "; the claim index is " + Findings.count(t.claimIndexPages(), "page") + " for "
+                + Findings.count(t.readyRows(), "ready row")
                 + (t.autovacuumOn() ? "" : "; autovacuum is off server-wide");
         if (dead < Math.max(DEAD_ROWS_WARNING, 2 * trigger)) {
             findings.ok("vacuum_debt", table, "vacuum keeps up with the jobs table", evidence);

@@ -6,12 +6,15 @@ import dev.docket.internal.executor.HandlerBinding;
 import dev.docket.internal.service.Backoff;
 import dev.docket.internal.service.PeriodicService;
 import dev.docket.internal.service.PoolSize;
+import java.io.IOException;
+import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -59,10 +62,25 @@ public final class WorkerRegistry extends PeriodicService {
         this.interval = interval;
     }
 
-    /** The Docket version this build reports: the jar's Implementation-Version, else {@code development}. */
+    private static final String VERSION = readVersion();
+
+    /** The Docket version this build reports: the jar's Maven version, else {@code development} (a build from classes). */
     public static String version() {
-        String v = WorkerRegistry.class.getPackage().getImplementationVersion();
-        return v == null ? "development" : v;
+        return VERSION;
+    }
+
+    private static String readVersion() {
+        try (InputStream in = WorkerRegistry.class.getResourceAsStream(
+                "/META-INF/maven/dev.docket/docket-core/pom.properties")) {
+            if (in != null) {
+                Properties p = new Properties();
+                p.load(in);
+                return p.getProperty("version", "development");
+            }
+        } catch (IOException e) {
+            // a development build it is
+        }
+        return "development";
     }
 
     @Override
