@@ -208,6 +208,21 @@ class JobExplainTest extends DocketTest {
                 .satisfies(r -> assertThat(r.facts()).containsEntry("payloadVersion", "2"));
     }
 
+    /** With a maintenance leader holding its lease (on another node, between rounds), a due job waits for its next round. */
+    @Test
+    void aDueJobWithALeaderWaitsForItsNextRound() {
+        Docket docket = docket();
+        execute("INSERT INTO {s}.leaders (role, leader_id, term, elected_at, expires_at) "
+                + "VALUES ('maintainer', 'other-node', 1, now(), now() + interval '1 hour')");
+        long id = docket.enqueue("task", new Task(1), JobOptions.builder().delay(Duration.ofHours(1)).build());
+        execute("UPDATE {s}.jobs SET run_at = now() - interval '1 minute'");
+
+        Reason r = first(explain(docket, id));
+
+        assertThat(r.code()).isEqualTo(Code.DUE);
+        assertThat(r.message()).endsWith("the maintenance leader makes it ready at its next round.");
+    }
+
     @Test
     void aDueJobWithoutAMaintenanceLeaderSaysNothingMakesItReady() {
         Docket docket = docket();
