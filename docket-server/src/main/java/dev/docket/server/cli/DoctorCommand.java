@@ -79,11 +79,15 @@ final class DoctorCommand implements Callable<Integer> {
         return report.exitCode();
     }
 
+    private static String plural(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
+
     private void print(PrintWriter out, DoctorReport report) {
         long problems = report.findings().stream().filter(f -> f.severity() == Severity.PROBLEM).count();
         long warnings = report.findings().stream().filter(f -> f.severity() == Severity.WARNING).count();
-        out.println("docket doctor: " + (problems + warnings == 0 ? "healthy" : problems + " problems, " + warnings
-                + " warnings") + " (schema " + database.schema + ", " + report.checkedAt() + ")");
+        out.println("docket doctor: " + (problems + warnings == 0 ? "healthy" : plural(problems, "problem") + ", "
+                + plural(warnings, "warning")) + " (schema " + database.schema + ", " + report.checkedAt() + ")");
         for (Finding f : report.problems()) {
             out.println();
             out.println(f.severity() + "  " + f.check() + "  " + f.subject());

@@ -99,7 +99,7 @@ class OperationsCliTest extends DocketTest {
         Run r = cli("doctor");
 
         assertThat(r.exit()).as(r.out()).isEqualTo(1);
-        assertThat(r.out()).startsWith("docket doctor: 0 problems, 1 warnings");
+        assertThat(r.out()).startsWith("docket doctor: 0 problems, 1 warning (");
     }
 
     @Test
