@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.JobOptions;
 import dev.docket.Worker;
 import dev.docket.server.auth.Role;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -19,11 +18,6 @@ class OperationsApiTest extends ServerTest {
 
     private Worker serve(String queue, String kind) {
         return worker(docket, w -> w.queue(queue, 2).handler(kind, Task.class, (t, ctx) -> { }));
-    }
-
-    private Reply put(String path, Role role, String body) {
-        return send(request(path, role).header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(body)).build());
     }
 
     private static void assertError(Reply r, int status, String code, String messagePart) {

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Optional;
 
 /** Doctor's read-only look at the server (horizon, vacuum, replication) and at Docket's tables. */
-public final class DoctorQueries {
+public record DoctorQueries(Jdbc jdbc, Statements sql) {
 
     /** The jobs table's vacuum figures and storage options. */
     public record JobsTable(long reltuples, List<String> reloptions, Long liveRows, Long deadRows,
@@ -56,14 +56,6 @@ public final class DoctorQueries {
 
     /** The maintenance leader (null if none holds the lease) and how overdue scheduled jobs are. */
     public record Maintenance(String leader, Double overdueSeconds) {
-    }
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    DoctorQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
     }
 
     public Optional<JobsTable> jobsTable() throws SQLException {

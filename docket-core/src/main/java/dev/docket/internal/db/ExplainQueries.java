@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.Optional;
 
 /** What "why is this job not running?" reads: the live job, its queue's settings and load, and the backlog ahead. */
-public final class ExplainQueries {
+public record ExplainQueries(Jdbc jdbc, Statements sql) {
 
     /** The most ready jobs ahead that are counted; a larger backlog is reported as at least this. */
     public static final long AHEAD_BOUND = 100_000;
@@ -19,14 +19,6 @@ public final class ExplainQueries {
     /** A queue's settings (null when it has none) and its running jobs, in all and of one tenant. */
     public record QueueLoad(boolean paused, Integer maxRunning, Integer tenantMaxRunning, long running,
                             long tenantRunning) {
-    }
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    ExplainQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
     }
 
     public Optional<LiveJob> job(long id) throws SQLException {

@@ -7,15 +7,7 @@ import java.util.List;
 import java.util.Locale;
 
 /** The slos table: per queue, the lag objective; per kind, the pickup p99 objective. */
-public final class SloQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    SloQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-    }
+public record SloQueries(Jdbc jdbc, Statements sql) {
 
     /** Every objective set, by target then name. */
     public List<Slo> list() throws SQLException {

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /** The workers table: the registry of live workers, one row per worker. */
-public final class WorkerQueries {
+public record WorkerQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
 
     private static final TypeReference<Map<String, Integer>> COUNTS = new TypeReference<>() { };
 
@@ -20,16 +20,6 @@ public final class WorkerQueries {
     public record Registration(String id, String host, long pid, Map<String, Integer> queues,
                                Map<String, Integer> kinds, String version, Integer poolSize, int connectionsNeeded,
                                boolean listen, boolean listening, List<String> stalled, Duration heartbeatInterval) {
-    }
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-    private final ObjectMapper json;
-
-    WorkerQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-        this.json = json;
     }
 
     /** Writes the worker's row (inserting it if missing) with a fresh heartbeat; prunes rows dead for an hour. */
