@@ -71,8 +71,9 @@ final class QueueChecks {
                     "jobs of the kind reached the dead-letter table in the last 24 hours",
                     Findings.count(d.lastDay()) + " died in the last 24 h, " + Findings.count(d.dayBefore())
                             + " the 24 h before",
-                    "docket dlq list --kind '" + d.kind() + "' shows their errors; fix the cause, then replay them "
-                            + "(docket dlq retry ID..., or POST /api/dlq/retry at a rate)");
+                    "docket dlq groups --kind '" + d.kind() + "' shows their errors by signature; fix the cause (docket "
+                            + "dlq patch repairs payloads), then replay them at a rate: docket dlq replay --kind '"
+                            + d.kind() + "' --rate 10");
         }
         if (!any) {
             findings.ok("dead_letter_growth", "dead letters", "no job died in the last 24 hours", "0 dead in 24 h");
