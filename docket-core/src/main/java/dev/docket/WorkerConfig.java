@@ -24,6 +24,8 @@ import javax.sql.DataSource;
  * @param maxClaimBatch            the most jobs one claim statement takes; default 100, 1 to 10,000
  * @param claimAhead               the most jobs per queue claimed ahead of free slots; default 100, 0 (off) to 10,000;
  *                                 never more than the slots start within 50 ms at the measured running time
+ * @param asyncCommit              whether claims' companions (outcomes, heartbeats) commit without waiting for
+ *                                 their WAL flush; default false (see {@link Worker.Builder#asyncCommit})
  * @param completerBatchSize       the most outcomes one write takes; default 1,000, 1 to 100,000
  * @param completerDrainTimeout    how long a closing worker waits for outcomes to be written; default 10 s
  * @param interruptWait            how long a closing worker waits for interrupted handlers before abandoning them; default 1 s
@@ -35,7 +37,7 @@ import javax.sql.DataSource;
 record WorkerConfig(String workerId, Duration pollInterval, Duration lease, Duration heartbeatInterval,
                     Duration shutdownGrace, Duration maintenanceInterval, Duration leaderLease, boolean listen,
                     DataSource listenerDataSource, boolean maintenance, int maxClaimBatch, int claimAhead,
-                    int completerBatchSize,
+                    boolean asyncCommit, int completerBatchSize,
                     Duration completerDrainTimeout, Duration interruptWait, Duration queueSettingsInterval,
                     Duration listenerLivenessInterval, Duration stallTimeout) {
 

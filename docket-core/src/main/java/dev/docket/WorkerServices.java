@@ -58,7 +58,7 @@ final class WorkerServices {
         this.shared = shared;
         this.config = config;
         String workerId = config.workerId();
-        this.completer = new Completer(shared.store(), workerId, !shared.historyRetention().isZero(),
+        this.completer = new Completer(shared.store(), workerId, !shared.historyRetention().isZero(), config.asyncCommit(),
                 config.completerBatchSize(), config.completerDrainTimeout());
         this.executor = new JobExecutor(handlers, shared.kinds()::retryPolicy, shared.codec(), completer, shared.store(),
                 inFlight, workerId);
@@ -71,7 +71,7 @@ final class WorkerServices {
             wakers.put(queue, p::jobsAvailable);
         });
         this.heartbeater = new Heartbeater(shared.store(), inFlight, workerId, config.lease(), executor::leaseOf,
-                config.heartbeatInterval());
+                config.heartbeatInterval(), config.asyncCommit());
         this.notifier = config.listen() ? new Notifier(listenerDataSource(), shared.schema().channel(), wakers,
                 config.listenerLivenessInterval()) : null;
         if (config.maintenance()) {

@@ -322,6 +322,6 @@ class FencingTest extends DocketTest {
 
     /** Heartbeats {@code fences} with one lease for all, as for a worker without per-kind leases. */
     private Set<Fence> heartbeat(String worker, List<Fence> fences, Duration lease) throws SQLException {
-        return store.outcomes().heartbeatMany(worker, fences, Collections.nCopies(fences.size(), lease));
+        return store.outcomes().heartbeatMany(worker, fences, Collections.nCopies(fences.size(), lease), false);
     }
 }

@@ -78,7 +78,7 @@ class ServiceLifecycleTest extends DocketTest {
     void heartbeater() {
         Docket docket = docket();
         Heartbeater heartbeater = new Heartbeater(docket.shared().store(), new InFlight(), "w1", Duration.ofSeconds(30),
-                kind -> null, FAST);
+                kind -> null, FAST, false);
 
         cycle(heartbeater, () -> await().atMost(PROMPT).until(() -> heartbeater.consecutiveFailures() == 0));
     }
@@ -99,7 +99,7 @@ class ServiceLifecycleTest extends DocketTest {
     @Test
     void completerWritesOutcomesAfterEveryStart() {
         Docket docket = docket();
-        Completer completer = new Completer(docket.shared().store(), "w1", true, 100, PROMPT);
+        Completer completer = new Completer(docket.shared().store(), "w1", true, false, 100, PROMPT);
 
         cycle(completer, () -> {
             CompletableFuture<Boolean> written = new CompletableFuture<>();
@@ -133,7 +133,7 @@ class ServiceLifecycleTest extends DocketTest {
     void producerClaimsAfterEveryStart() {
         Docket docket = docket();
         Database store = docket.shared().store();
-        Completer completer = new Completer(store, "w1", true, 100, PROMPT);
+        Completer completer = new Completer(store, "w1", true, false, 100, PROMPT);
         closeAfter(completer::stop);
         completer.start();
         Semaphore ran = new Semaphore(0);

@@ -205,7 +205,7 @@ class ShutdownTest extends DocketTest {
      */
     @Test
     void aHandlersOutcomeReachesTheCompleterBeforeItsSlotIsFreed() throws Exception {
-        Completer completer = new Completer(null, "w", true, 10, Duration.ZERO);
+        Completer completer = new Completer(null, "w", true, false, 10, Duration.ZERO);
         InFlight inFlight = new InFlight();
         JobHandler<Task> handler = (task, ctx) -> { };
         JobExecutor executor = new JobExecutor(

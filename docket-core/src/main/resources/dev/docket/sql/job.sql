@@ -223,7 +223,7 @@ UPDATE {{schema}}.jobs j
  WHERE {{jobFence}}
 RETURNING j.id, f.attempt
 
--- name: jobHeartbeatMany
+-- fragment: jobHeartbeatUpdate
 -- Touches only lease_until, which is in no index and no index predicate: a HOT update. Rows that
 -- another transaction holds are skipped, never waited for: the worker's own completer may be
 -- writing them (in another order, which would deadlock), and a rescue or cancel means they are
@@ -234,6 +234,16 @@ UPDATE {{schema}}.jobs j
  WHERE {{jobFence}}
    AND j.id = ANY (ARRAY(SELECT id FROM {{schema}}.jobs WHERE id = ANY (?::bigint[])
                          FOR NO KEY UPDATE SKIP LOCKED))
+
+-- name: jobHeartbeatMany
+{{jobHeartbeatUpdate}}
+RETURNING j.id, j.attempt
+
+-- name: jobHeartbeatManyAsyncCommit
+-- For a worker whose writes commit asynchronously (Worker.Builder.asyncCommit): a lease extension
+-- lost in a crash only shortens that lease.
+{{jobHeartbeatUpdate}}
+   AND {{jobClaimAsyncCommit}}
 RETURNING j.id, j.attempt
 
 -- name: jobPromoteDue
@@ -362,3 +372,8 @@ UPDATE {{schema}}.jobs j
            'docket.waitingNext', to_char(w.next AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
   FROM w
  WHERE j.id = ? AND j.attempt = ? AND j.locked_by = ? AND j.state = 'running'
+
+-- name: jobOutcomesAsyncCommit
+-- Makes the current transaction commit without waiting for its WAL flush (Worker.Builder.asyncCommit):
+-- a database crash may lose the outcomes it wrote, whose jobs then run again; never used for enqueues.
+SELECT set_config('synchronous_commit', 'off', true)

@@ -39,6 +39,7 @@ public final class Completer extends Service {
     private final Database store;
     private final String workerId;
     private final boolean keepHistory;
+    private final boolean asyncCommit;
     private final int maxBatch;
     private final Duration drainTimeout;
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
@@ -47,15 +48,18 @@ public final class Completer extends Service {
     private final Object settledMonitor = new Object();
 
     /**
+     * @param asyncCommit  whether outcome transactions commit without waiting for their WAL flush
      * @param maxBatch     the most outcomes one transaction writes
      * @param drainTimeout how long {@link #stop()} waits for the outcomes submitted before it
      */
-    public Completer(Database store, String workerId, boolean keepHistory, int maxBatch, Duration drainTimeout) {
+    public Completer(Database store, String workerId, boolean keepHistory, boolean asyncCommit, int maxBatch,
+                     Duration drainTimeout) {
         super("docket-completer-" + workerId, BACKOFF, log);
         this.drainTimeout = drainTimeout;
         this.store = store;
         this.workerId = workerId;
         this.keepHistory = keepHistory;
+        this.asyncCommit = asyncCommit;
         this.maxBatch = maxBatch;
     }
 
@@ -105,7 +109,7 @@ public final class Completer extends Service {
 
     void runOnce(List<Pending> batch) throws SQLException {
         List<Outcome> outcomes = batch.stream().map(Pending::outcome).toList();
-        Set<Fence> applied = store.outcomes().writeOutcomes(workerId, outcomes, keepHistory);
+        Set<Fence> applied = store.outcomes().writeOutcomes(workerId, outcomes, keepHistory, asyncCommit);
         for (Pending p : batch) {
             boolean ok = applied.contains(p.outcome().fence());
             if (!ok) {

@@ -22,6 +22,16 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
      * cancelled, or already written): its outcome changed nothing.
      */
     public Set<Fence> writeOutcomes(String workerId, List<Outcome> outcomes, boolean keepHistory) throws SQLException {
+        return writeOutcomes(workerId, outcomes, keepHistory, false);
+    }
+
+    /**
+     * Like {@link #writeOutcomes(String, List, boolean)}; with {@code asyncCommit} the transaction
+     * commits without waiting for its WAL flush ({@code synchronous_commit = off}, local to it): a
+     * database crash may then lose the last outcomes written, whose jobs run again.
+     */
+    public Set<Fence> writeOutcomes(String workerId, List<Outcome> outcomes, boolean keepHistory, boolean asyncCommit)
+            throws SQLException {
         List<Outcome.Completed> completed = new ArrayList<>();
         List<Outcome.Retry> retries = new ArrayList<>();
         List<Outcome.Dead> deaths = new ArrayList<>();
@@ -45,6 +55,9 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
         snoozed.sort(byId);
         Set<Fence> applied = new HashSet<>();
         jdbc.transaction(c -> {
+            if (asyncCommit) {
+                Jdbc.execute(c, sql.get("jobOutcomesAsyncCommit"), Jdbc.NO_PARAMETERS);
+            }
             if (!completed.isEmpty()) {
                 fenced(c, sql.get(keepHistory ? "jobCompleteManyToHistory" : "jobCompleteManyDiscard"), applied, p -> p
                         .array("bigint", ids(completed)).array("int4", attempts(completed)).text(workerId));
@@ -82,16 +95,18 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
 
     /**
      * Extends each lease this worker still holds by its own duration ({@code leases.get(i)} for
-     * {@code fences.get(i)}) and returns the fences it held; the missing ones were lost.
+     * {@code fences.get(i)}) and returns the fences it held; the missing ones were lost. With
+     * {@code asyncCommit} it commits without waiting for its WAL flush.
      */
-    public Set<Fence> heartbeatMany(String workerId, List<Fence> fences, List<Duration> leases) throws SQLException {
+    public Set<Fence> heartbeatMany(String workerId, List<Fence> fences, List<Duration> leases, boolean asyncCommit)
+            throws SQLException {
         Set<Fence> held = new HashSet<>();
         if (fences.isEmpty()) {
             return held;
         }
         Object[] ids = fences.stream().map(Fence::id).toArray();
         jdbc.autoCommit(c -> {
-            fenced(c, sql.get("jobHeartbeatMany"), held, p -> p
+            fenced(c, sql.get(asyncCommit ? "jobHeartbeatManyAsyncCommit" : "jobHeartbeatMany"), held, p -> p
                     .array("bigint", ids).array("int4", fences.stream().map(Fence::attempt).toArray())
                     .array("bigint", leases.stream().map(Duration::toMillis).toArray())
                     .text(workerId).array("bigint", ids));

@@ -84,7 +84,9 @@ final class Statements {
                 throw new IllegalStateException("statement " + statement + " includes {{" + name
                         + "}}, which is neither a fragment nor a schema placeholder");
             }
-            m.appendReplacement(out, Matcher.quoteReplacement(fragment != null ? fragment : m.group()));
+            // A fragment may include fragments of its own.
+            m.appendReplacement(out, Matcher.quoteReplacement(fragment != null ? expand(statement, fragment, fragments)
+                    : m.group()));
         }
         return m.appendTail(out).toString();
     }

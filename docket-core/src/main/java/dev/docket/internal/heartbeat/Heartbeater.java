@@ -28,10 +28,14 @@ public final class Heartbeater extends PeriodicService {
     private final String workerId;
     private final Duration lease;
     private final Function<String, Duration> kindLease;
+    private final boolean asyncCommit;
 
-    /** {@code kindLease} gives a kind's own lease, or null for the worker's {@code lease}. */
+    /**
+     * {@code kindLease} gives a kind's own lease, or null for the worker's {@code lease};
+     * {@code asyncCommit}: whether lease extensions commit without waiting for their WAL flush.
+     */
     public Heartbeater(Database store, InFlight inFlight, String workerId, Duration lease,
-                       Function<String, Duration> kindLease, Duration interval) {
+                       Function<String, Duration> kindLease, Duration interval, boolean asyncCommit) {
         // No longer wait than the interval: a heartbeat that waits longer lets leases lapse.
         super("docket-heartbeat-" + workerId, interval, Backoff.keepingCadence(interval), log);
         this.store = store;
@@ -39,6 +43,7 @@ public final class Heartbeater extends PeriodicService {
         this.workerId = workerId;
         this.lease = lease;
         this.kindLease = kindLease;
+        this.asyncCommit = asyncCommit;
     }
 
     @Override
@@ -52,7 +57,7 @@ public final class Heartbeater extends PeriodicService {
             Duration own = kindLease.apply(j.job().kind());
             return own != null ? own : lease;
         }).toList();
-        Set<Fence> held = store.outcomes().heartbeatMany(workerId, fences, leases);
+        Set<Fence> held = store.outcomes().heartbeatMany(workerId, fences, leases, asyncCommit);
         for (RunningJob job : jobs) {
             if (held.contains(job.fence())) {
                 continue;

@@ -232,7 +232,7 @@ class ClaimPlanTest extends DocketTest {
             long[] before = updateCounts(one);
             int beats = 300;
             for (int i = 0; i < beats; i++) {
-                assertThat(store.outcomes().heartbeatMany("hot-worker", fences, Collections.nCopies(10, LEASE))).hasSize(10);
+                assertThat(store.outcomes().heartbeatMany("hot-worker", fences, Collections.nCopies(10, LEASE), false)).hasSize(10);
             }
             long[] after = updateCounts(one);
             long updates = after[0] - before[0];

@@ -24,6 +24,14 @@ class StatementsTest {
     }
 
     @Test
+    void aFragmentMayIncludeFragments() {
+        assertThat(sql.get("jobHeartbeatManyAsyncCommit"))
+                .contains("WHERE j.id = f.id AND j.attempt = f.attempt AND j.locked_by = ?")
+                .contains("set_config('synchronous_commit', 'off', true)")
+                .doesNotContain("{{");
+    }
+
+    @Test
     void commentsStayInTheFiles() {
         assertThat(sql.get("jobHeartbeatMany")).startsWith("UPDATE \"shop\".jobs j").doesNotContain("HOT update");
     }
