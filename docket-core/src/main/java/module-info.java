@@ -3,7 +3,8 @@
  * {@code dev.docket.internal} may change in any release.
  *
  * <p>Jackson is part of the API (a custom {@code ObjectMapper}, {@code JsonNode} payloads and
- * upcasters), so it comes with this module; PgJDBC, cron-utils and SLF4J stay inside it.
+ * upcasters), so it comes with this module; PgJDBC, cron-utils and SLF4J stay inside it. Micrometer
+ * and the OpenTelemetry API are optional: only an application that has them gets metrics and traces.
  */
 module dev.docket {
     requires transitive java.sql;
@@ -13,6 +14,9 @@ module dev.docket {
     requires com.cronutils;
     requires org.slf4j;
     requires java.management;
+    requires static micrometer.core;
+    requires static io.opentelemetry.api;
+    requires static io.opentelemetry.context;
 
     exports dev.docket;
 

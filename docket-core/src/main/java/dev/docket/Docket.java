@@ -12,6 +12,12 @@ import dev.docket.internal.maintenance.CronEnqueuer;
 import dev.docket.internal.migrate.Migrator;
 import dev.docket.internal.migrate.SchemaGuard;
 import dev.docket.internal.notify.EnqueueNotifier;
+import dev.docket.internal.observe.JobObserver;
+import dev.docket.internal.observe.KindLabels;
+import dev.docket.internal.observe.QueueGauges;
+import dev.docket.internal.service.Lifecycle;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -56,6 +62,9 @@ public final class Docket implements AutoCloseable {
     /** The longest kind name, in characters. */
     public static final int MAX_KIND_LENGTH = 255;
 
+    /** How many kinds the metrics name by default before reporting the rest as {@code other}. */
+    public static final int DEFAULT_METRICS_KIND_LIMIT = 100;
+
     private final DataSource dataSource;
     private final SchemaName schema;
     private final Database store;
@@ -63,6 +72,10 @@ public final class Docket implements AutoCloseable {
     private final Shared shared;
     private final Duration migrationLockTimeout;
     private final JobInserter inserter;
+    private final MeterRegistry meterRegistry;
+    private final KindLabels kindLabels;
+    /** The database-read gauges, refreshed while this instance is open; null without a registry. */
+    private final Lifecycle gauges;
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
 
     private Docket(Builder b) {
@@ -70,17 +83,24 @@ public final class Docket implements AutoCloseable {
         this.schema = new SchemaName(b.schema);
         PayloadCodec codec = new PayloadCodec(b.objectMapper, b.maxPayloadBytes);
         this.store = new Database(dataSource, schema, b.objectMapper);
-        this.kinds = b.kinds.build(codec, b.defaultRetryPolicy);
+        this.meterRegistry = b.meterRegistry;
+        this.kindLabels = new KindLabels(b.metricsKindLimit);
+        JobObserver observer = JobObserver.create(b.meterRegistry, kindLabels, b.openTelemetry);
+        this.kinds = b.kinds.build(codec, b.defaultRetryPolicy, observer);
         SchemaGuard schemaGuard = new SchemaGuard(store, schema.name());
         List<CronEnqueuer.Schedule> schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(),
                 CronEnqueuer.executionTime(p.cron()), p.zone(), kinds.row(NewJob.of(p.kind(), p.payload(), p.options()))))
                 .toList();
         this.shared = new Shared(store, schema, codec, kinds, schemaGuard, schedules, b.historyRetention,
-                b.deadJobRetention);
+                b.deadJobRetention, observer);
         this.migrationLockTimeout = b.migrationLockTimeout;
         this.inserter = new JobInserter(dataSource, store, schemaGuard::require,
                 b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null, this::wakeLocalWorkers,
                 b.externalTransactions);
+        this.gauges = b.meterRegistry == null ? null : QueueGauges.of(b.meterRegistry, store, kindLabels, b.metricsInterval);
+        if (gauges != null) {
+            gauges.start();
+        }
     }
 
     /** Starts configuring a Docket on {@code dataSource} (a pool such as HikariCP is recommended). */
@@ -299,6 +319,23 @@ public final class Docket implements AutoCloseable {
         return shared;
     }
 
+    /**
+     * The Micrometer registry given to {@link Builder#meterRegistry}, where Docket's meters are; empty
+     * without one. A server that exposes this registry serves the library's metrics with its own.
+     */
+    public Optional<MeterRegistry> meterRegistry() {
+        return Optional.ofNullable(meterRegistry);
+    }
+
+    /**
+     * The {@code kind} label Docket's metrics give {@code kind}: the kind itself while it is among the
+     * first {@link Builder#metricsKindLimit} kinds this instance has labelled, else {@code other}. For
+     * metrics of your own that should agree with Docket's, and stay as bounded. Works without a registry.
+     */
+    public String metricsKindLabel(String kind) {
+        return kindLabels.label(Objects.requireNonNull(kind, "kind"));
+    }
+
     /** Starts configuring a worker that runs jobs in this JVM. */
     public Worker.Builder worker() {
         return new Worker.Builder(this);
@@ -335,6 +372,9 @@ public final class Docket implements AutoCloseable {
             w.close();
         }
         inserter.close();
+        if (gauges != null) {
+            gauges.stop();
+        }
     }
 
     /** Configures a {@link Docket}; every option has a documented default. */
@@ -352,6 +392,10 @@ public final class Docket implements AutoCloseable {
         private boolean notifyOnEnqueue = true;
         private Duration notifyWindow = Duration.ofMillis(5);
         private ExternalTransactions externalTransactions;
+        private MeterRegistry meterRegistry;
+        private int metricsKindLimit = DEFAULT_METRICS_KIND_LIMIT;
+        private Duration metricsInterval = Duration.ofSeconds(10);
+        private OpenTelemetry openTelemetry;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -487,6 +531,66 @@ public final class Docket implements AutoCloseable {
          */
         public Builder externalTransactions(ExternalTransactions transactions) {
             this.externalTransactions = Objects.requireNonNull(transactions, "transactions");
+            return this;
+        }
+
+        /**
+         * Where Docket's metrics go (Micrometer, an optional dependency). Default: none, and then the
+         * metrics cost nothing: no meter, no clock read, no allocation per job, no gauge query.
+         *
+         * <p>With a registry, this instance's workers count outcomes ({@code docket.jobs.completed},
+         * {@code docket.job.attempts.failed}, {@code docket.jobs.dead}) and time pickup latency, run
+         * duration and claims (histograms in seconds), and this instance reads live jobs, lag and the
+         * jobs table's vacuum debt into gauges every {@link #metricsInterval}, from {@link #build()}
+         * until {@link Docket#close()}. Labels are {@code queue} and {@code kind}, never anything from a
+         * payload; kinds beyond {@link #metricsKindLimit} are labelled {@code other}. The README's
+         * "Metrics" section lists every meter. One Docket per registry: two would share its meters.
+         *
+         * <p>Calling the builder's other methods needs no Micrometer; listing its methods by reflection
+         * does, since this one names {@code MeterRegistry} (and {@link #openTelemetry} its type).
+         */
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
+         * How many kinds the metrics name, default {@value Docket#DEFAULT_METRICS_KIND_LIMIT}, from 1 to
+         * 10,000: the first kinds this process sees keep their name in the {@code kind} label, and every
+         * later one is reported as {@code other}, so kinds chosen by callers cannot grow the number of
+         * series without bound. A kind literally named {@code other} shares that label.
+         */
+        public Builder metricsKindLimit(int limit) {
+            if (limit < 1 || limit > 10_000) {
+                throw new IllegalArgumentException("metricsKindLimit must be between 1 and 10000, was " + limit);
+            }
+            this.metricsKindLimit = limit;
+            return this;
+        }
+
+        /**
+         * How often the gauges read from the database (live jobs, lag, vacuum debt) are refreshed,
+         * default 10 s, from 100 ms to 1 hour; only with a {@link #meterRegistry}. Each refresh is one
+         * grouped count over the live jobs table and one read of its statistics.
+         */
+        public Builder metricsInterval(Duration interval) {
+            Checks.positive("metricsInterval", interval);
+            if (interval.compareTo(Duration.ofMillis(100)) < 0 || interval.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("metricsInterval must be between 100 ms and 1 hour, was " + interval);
+            }
+            this.metricsInterval = interval;
+            return this;
+        }
+
+        /**
+         * Where Docket's spans go (the OpenTelemetry API, an optional dependency). Default: the global
+         * {@code OpenTelemetry} once the application or the Java agent has set it, when the API is on
+         * the class path; without the API nothing is traced and nothing changes. See the README's
+         * "OpenTelemetry" section: the trace context is captured at enqueue into the job's metadata
+         * ({@code traceparent}), and each attempt runs in a consumer span that is its child.
+         */
+        public Builder openTelemetry(OpenTelemetry openTelemetry) {
+            this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
             return this;
         }
 

@@ -2,6 +2,7 @@ package dev.docket;
 
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.json.PayloadCodec;
+import dev.docket.internal.observe.JobObserver;
 import dev.docket.internal.text.TextRules;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -24,13 +25,16 @@ final class Kinds {
 
     private final PayloadCodec codec;
     private final RetryPolicy defaultRetryPolicy;
+    /** Adds the caller's trace context to each row's metadata (when OpenTelemetry is there). */
+    private final JobObserver observer;
     /** Each declared JobKind, and a JobKind for each kind configured piece by piece. */
     private final Map<String, JobKind<?>> byName;
     private final Map<String, JobKind<?>> declared;
 
     private Kinds(PayloadCodec codec, RetryPolicy defaultRetryPolicy, Map<String, JobKind<?>> byName,
-                  Map<String, JobKind<?>> declared) {
+                  Map<String, JobKind<?>> declared, JobObserver observer) {
         this.codec = codec;
+        this.observer = observer;
         this.defaultRetryPolicy = defaultRetryPolicy;
         this.byName = byName;
         this.declared = declared;
@@ -106,7 +110,8 @@ final class Kinds {
         int version = options.payloadVersion() != null ? options.payloadVersion() : kind == null ? 1 : kind.payloadVersion();
         return new InsertRow(options.queue(), kindName, json, version, options.priority(), runAtMicros, delayMillis,
                 maxAttempts, options.tenant(), options.uniqueKey(),
-                options.uniqueFor() == null ? null : options.uniqueFor().toMillis(), codec.metadataJson(options.metadata()));
+                options.uniqueFor() == null ? null : options.uniqueFor().toMillis(),
+                codec.metadataJson(observer.withTraceContext(options.metadata())));
     }
 
     /** {@link JobOptions.Builder#runAt} keeps {@code t} within the range PostgreSQL and this arithmetic hold. */
@@ -151,7 +156,7 @@ final class Kinds {
          *
          * @throws IllegalArgumentException if a declared kind is also configured piece by piece
          */
-        Kinds build(PayloadCodec codec, RetryPolicy defaultRetryPolicy) {
+        Kinds build(PayloadCodec codec, RetryPolicy defaultRetryPolicy, JobObserver observer) {
             Map<String, JobKind<?>> byName = new HashMap<>(declared);
             Set<String> configured = new LinkedHashSet<>(retryPolicies.keySet());
             configured.addAll(payloadVersions.keySet());
@@ -173,7 +178,7 @@ final class Kinds {
                 }
                 byName.put(name, kind.build());
             }
-            return new Kinds(codec, defaultRetryPolicy, Map.copyOf(byName), Map.copyOf(declared));
+            return new Kinds(codec, defaultRetryPolicy, Map.copyOf(byName), Map.copyOf(declared), observer);
         }
     }
 }

@@ -61,12 +61,13 @@ final class WorkerServices {
         this.completer = new Completer(shared.store(), workerId, !shared.historyRetention().isZero(), config.asyncCommit(),
                 config.completerBatchSize(), config.completerDrainTimeout());
         this.executor = new JobExecutor(handlers, shared.kinds()::retryPolicy, shared.codec(), completer, shared.store(),
-                inFlight, workerId);
+                inFlight, workerId, shared.observer());
         this.queueSettings = new QueueSettingsWatcher(shared.store(), config.queueSettingsInterval());
         queues.forEach((queue, concurrency) -> {
             Producer p = new Producer(queue, concurrency,
                     Math.min(concurrency + config.claimAhead(), config.maxClaimBatch()), config.claimAhead(),
-                    config.pollInterval(), config.lease(), workerId, shared.store(), executor, queueSettings);
+                    config.pollInterval(), config.lease(), workerId, shared.store(), executor, queueSettings,
+                    shared.observer());
             producers.add(p);
             wakers.put(queue, p::jobsAvailable);
         });
@@ -76,7 +77,7 @@ final class WorkerServices {
                 config.listenerLivenessInterval()) : null;
         if (config.maintenance()) {
             this.maintainer = new Maintainer(shared.store(), config.maintenanceInterval(), shared.historyRetention(),
-                    shared.deadJobRetention(), new CronEnqueuer(shared.store(), shared.schedules()));
+                    shared.deadJobRetention(), new CronEnqueuer(shared.store(), shared.schedules()), shared.observer());
             this.elector = new LeaderElector(shared.store(), "maintainer", workerId, config.leaderLease(),
                     new LeaderElector.Listener() {
                         @Override

@@ -13,6 +13,7 @@ import dev.docket.internal.executor.JobExecutor;
 import dev.docket.internal.heartbeat.Heartbeater;
 import dev.docket.internal.maintenance.Maintainer;
 import dev.docket.internal.notify.Notifier;
+import dev.docket.internal.observe.JobObserver;
 import dev.docket.internal.producer.Producer;
 import dev.docket.internal.producer.QueueSettingsWatcher;
 import dev.docket.internal.service.Service;
@@ -140,9 +141,10 @@ class ServiceLifecycleTest extends DocketTest {
         JobHandler<Task> handler = (t, ctx) -> ran.release();
         JobExecutor executor = closeAfter(new JobExecutor(Map.of("task", new HandlerBinding<>(
                 JobKind.of("task", Task.class).build(), handler, RetryPolicy.defaults())), kind -> RetryPolicy.defaults(),
-                docket.shared().codec(), completer, store, new InFlight(), "w1"));
+                docket.shared().codec(), completer, store, new InFlight(), "w1", JobObserver.NONE));
         QueueSettingsWatcher settings = new QueueSettingsWatcher(store, Duration.ofSeconds(1));
-        Producer producer = new Producer("default", 2, 2, 0, FAST, Duration.ofSeconds(30), "w1", store, executor, settings);
+        Producer producer = new Producer("default", 2, 2, 0, FAST, Duration.ofSeconds(30), "w1", store, executor, settings,
+                JobObserver.NONE);
 
         cycle(producer, () -> {
             docket.enqueue("task", new Task(1));

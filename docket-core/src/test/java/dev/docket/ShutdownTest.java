@@ -11,6 +11,7 @@ import dev.docket.internal.executor.HandlerBinding;
 import dev.docket.internal.executor.InFlight;
 import dev.docket.internal.executor.JobExecutor;
 import dev.docket.internal.json.PayloadCodec;
+import dev.docket.internal.observe.JobObserver;
 import dev.docket.testing.DocketTest;
 import java.time.Duration;
 import java.time.Instant;
@@ -211,7 +212,7 @@ class ShutdownTest extends DocketTest {
         JobExecutor executor = new JobExecutor(
                 Map.of("work", new HandlerBinding<>(JobKind.of("work", Task.class).build(), handler, RetryPolicy.defaults())),
                 kind -> RetryPolicy.defaults(), new PayloadCodec(PayloadCodec.defaultMapper(), 1 << 20),
-                completer, null, inFlight, "w");
+                completer, null, inFlight, "w", JobObserver.NONE);
         closeAfter(executor);
         CompletableFuture<Long> pendingWhenSlotFreed = new CompletableFuture<>();
 

@@ -33,7 +33,7 @@ SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max
        created_at, attempted_at,
        'attempts exhausted (' || max_attempts || '); the last worker lost its lease'
   FROM gone
-RETURNING id
+RETURNING id, queue, kind
 
 -- name: deadJobDeleteExpired
 DELETE FROM {{schema}}.dead_jobs

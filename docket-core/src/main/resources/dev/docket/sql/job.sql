@@ -275,7 +275,7 @@ UPDATE {{schema}}.jobs
            'attempt', attempt, 'at', now(), 'worker', locked_by,
            'error', 'lease expired: worker ' || coalesce(locked_by, '?') || ' lost its lease'))
  WHERE id = ANY (?::bigint[]) AND state = 'running' AND lease_until < now()
-RETURNING queue
+RETURNING queue, kind
 
 -- name: jobDeadRows
 -- Dead row versions in the hot table, as the statistics system last saw them (at most about a second old).

@@ -41,3 +41,11 @@ SELECT queue, tenant, count(*) AS running FROM {{schema}}.jobs
  WHERE state = 'running'
  GROUP BY queue, tenant
  ORDER BY queue, count(*) DESC
+
+-- name: statsJobsTableVacuum
+-- The hot table's vacuum debt for the metrics: dead row versions and seconds since the last vacuum
+-- (manual, by the maintainer, or autovacuum), as the statistics system last saw them. Null age: never vacuumed.
+SELECT n_dead_tup AS dead_tuples,
+       extract(epoch FROM now() - greatest(last_vacuum, last_autovacuum))::float8 AS vacuum_age_seconds
+  FROM pg_stat_user_tables
+ WHERE relid = '{{schema}}.jobs'::regclass

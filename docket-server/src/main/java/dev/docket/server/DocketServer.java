@@ -102,7 +102,7 @@ public final class DocketServer implements AutoCloseable {
 
     private DocketServer(Docket docket, TokenStore tokens, Config config) {
         this.config = config;
-        this.metrics = new QueueMetrics(docket.admin(), config.metricsInterval());
+        this.metrics = new QueueMetrics(docket, config.metricsInterval());
         ObjectMapper mapper = Bodies.mapper();
         Bodies bodies = new Bodies(mapper, config.maxBodyBytes());
         Sessions sessions = new Sessions(config.sessionTtl());
@@ -154,7 +154,7 @@ public final class DocketServer implements AutoCloseable {
         new QueuesApi(docket.admin(), bodies).register(app);
         new DoctorApi(docket.admin()).register(app);
         new SlosApi(docket.admin(), bodies).register(app);
-        SloGauges slos = new SloGauges(docket.admin(), metrics.registry());
+        SloGauges slos = new SloGauges(docket, metrics.registry());
         metrics.onRefresh(stats -> slos.refresh());
         new Dashboard(metrics).register(app);
     }

@@ -37,8 +37,12 @@ public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
         return promoted;
     }
 
-    /** What one page of rescue did. */
-    public record Rescue(int scanned, int rescued, int dead, long lastId, Set<String> queues) {
+    /** What one page of rescue did; {@code jobs} says which queue and kind each rescued job has, and whether it died. */
+    public record Rescue(int scanned, int rescued, int dead, long lastId, Set<String> queues, List<Rescued> jobs) {
+    }
+
+    /** One job whose lease expired: back to ready, or ({@code dead}) to the dead-letter table. */
+    public record Rescued(String queue, String kind, boolean dead) {
     }
 
     /**
@@ -49,15 +53,19 @@ public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
         return jdbc.transaction(c -> {
             List<Long> ids = Jdbc.list(c, sql.get("jobExpiredLeases"), p -> p.int8(afterId).int4(pageSize), rs -> rs.getLong("id"));
             if (ids.isEmpty()) {
-                return new Rescue(0, 0, 0, afterId, Set.of());
+                return new Rescue(0, 0, 0, afterId, Set.of(), List.of());
             }
-            int dead = Jdbc.list(c, sql.get("deadJobInsertExpired"), p -> p.array("bigint", ids), rs -> rs.getLong("id")).size();
-            List<String> rescued = Jdbc.list(c, sql.get("jobRescueExpired"), p -> p.array("bigint", ids), rs -> rs.getString("queue"));
-            Set<String> queues = new HashSet<>(rescued);
+            List<Rescued> jobs = new ArrayList<>(Jdbc.list(c, sql.get("deadJobInsertExpired"), p -> p.array("bigint", ids),
+                    rs -> new Rescued(rs.getString("queue"), rs.getString("kind"), true)));
+            int dead = jobs.size();
+            jobs.addAll(Jdbc.list(c, sql.get("jobRescueExpired"), p -> p.array("bigint", ids),
+                    rs -> new Rescued(rs.getString("queue"), rs.getString("kind"), false)));
+            Set<String> queues = new HashSet<>();
+            jobs.stream().filter(j -> !j.dead()).forEach(j -> queues.add(j.queue()));
             if (!queues.isEmpty()) {
                 Jdbc.execute(c, sql.get("queueNotify"), p -> p.array("text", queues));
             }
-            return new Rescue(ids.size(), rescued.size(), dead, ids.getLast(), queues);
+            return new Rescue(ids.size(), jobs.size() - dead, dead, ids.getLast(), queues, jobs);
         });
     }
 

@@ -66,6 +66,27 @@ public record StatsQueries(Jdbc jdbc, Statements sql) {
                 .computeIfAbsent(rs.getString("kind"), k -> new Figures());
     }
 
+    /** One queue and kind's live jobs by state, and its lag: what the metrics' gauges show. */
+    public record LiveCounts(String queue, String kind, long scheduled, long ready, long running, double lagSeconds) {
+    }
+
+    /** The hot table's vacuum debt; {@code vacuumAgeSeconds} null when it was never vacuumed. */
+    public record VacuumDebt(long deadTuples, Double vacuumAgeSeconds) {
+    }
+
+    /** Live jobs per queue and kind (the hot table only), for gauges. */
+    public List<LiveCounts> live() throws SQLException {
+        return jdbc.list(sql.get("statsLive"), Jdbc.NO_PARAMETERS, rs -> new LiveCounts(rs.getString("queue"),
+                rs.getString("kind"), rs.getLong("scheduled"), rs.getLong("ready"), rs.getLong("running"),
+                rs.getDouble("lag_seconds")));
+    }
+
+    /** The jobs table's dead tuples and time since its last vacuum. */
+    public VacuumDebt jobsTableVacuum() throws SQLException {
+        return jdbc.first(sql.get("statsJobsTableVacuum"), Jdbc.NO_PARAMETERS, rs -> new VacuumDebt(
+                rs.getLong("dead_tuples"), rs.getObject("vacuum_age_seconds", Double.class))).orElseThrow();
+    }
+
     /** Running jobs per queue and tenant (tenant null for jobs without one), most first within a queue. */
     public List<TenantRunning> runningByTenant() throws SQLException {
         return jdbc.list(sql.get("statsRunningByTenant"), Jdbc.NO_PARAMETERS,

@@ -6,6 +6,7 @@ import dev.docket.internal.db.ClaimedJob;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Outcome;
 import dev.docket.internal.json.PayloadCodec;
+import dev.docket.internal.observe.JobObserver;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,8 +62,9 @@ public final class CallerThreadRunner {
      */
     public List<JobRun> runReady() throws SQLException {
         List<JobRun> runs = new ArrayList<>();
+        // Jobs run here for a test are neither measured nor traced.
         try (JobExecutor executor = new JobExecutor(handlers, retryPolicies, codec, null, store, new InFlight(),
-                workerId)) {
+                workerId, JobObserver.NONE)) {
             Map<String, Duration> kindLeases = executor.kindLeases();
             boolean ranAny = true;
             while (ranAny) {

@@ -10,6 +10,8 @@ import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Outcome;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.json.WaitNote;
+import dev.docket.internal.observe.AttemptObservation;
+import dev.docket.internal.observe.JobObserver;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.sql.SQLException;
@@ -49,11 +51,13 @@ public final class JobExecutor implements AutoCloseable {
     private final Database store;
     private final InFlight inFlight;
     private final String workerId;
+    private final JobObserver observer;
     private final ScheduledExecutorService timeouts;
 
     /** {@code completer} may be null for an executor that only {@link #runHere runs jobs on the caller's thread}. */
     public JobExecutor(Map<String, HandlerBinding<?>> handlers, Function<String, RetryPolicy> retryPolicies,
-                       PayloadCodec codec, Completer completer, Database store, InFlight inFlight, String workerId) {
+                       PayloadCodec codec, Completer completer, Database store, InFlight inFlight, String workerId,
+                       JobObserver observer) {
         this.handlers = Map.copyOf(handlers);
         this.retryPolicies = retryPolicies;
         this.codec = codec;
@@ -61,6 +65,7 @@ public final class JobExecutor implements AutoCloseable {
         this.store = store;
         this.inFlight = inFlight;
         this.workerId = workerId;
+        this.observer = observer;
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r ->
                 Thread.ofPlatform().daemon().name("docket-timeouts-" + workerId).unstarted(r));
         // Most attempts end long before their timeout: their cancelled timers must not pile up.
@@ -136,6 +141,9 @@ public final class JobExecutor implements AutoCloseable {
                 return;
             }
             completer.submit(outcome, written -> {
+                if (written) {
+                    observer.written(job, outcome);
+                }
                 inFlight.remove(running);
                 settled.run();
             });
@@ -150,9 +158,13 @@ public final class JobExecutor implements AutoCloseable {
         running.attach(Thread.currentThread());
         ScheduledFuture<?> timer = timeout == null ? null
                 : timeouts.schedule(running::timeOut, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        AttemptObservation observation = observer.attemptStarting(running.job());
+        Outcome outcome = null;
         try {
-            return attempt(running, binding, timeout);
+            outcome = attempt(running, binding, timeout, observation);
+            return outcome;
         } finally {
+            observation.ended(outcome);
             if (timer != null) {
                 timer.cancel(false);
             }
@@ -161,7 +173,8 @@ public final class JobExecutor implements AutoCloseable {
         }
     }
 
-    private Outcome attempt(RunningJob running, HandlerBinding<?> binding, Duration timeout) {
+    private Outcome attempt(RunningJob running, HandlerBinding<?> binding, Duration timeout,
+                            AttemptObservation observation) {
         ClaimedJob job = running.job();
         if (binding == null) {
             return failed(job, "no handler for kind '" + job.kind() + "' on worker " + workerId,
@@ -174,6 +187,7 @@ public final class JobExecutor implements AutoCloseable {
         try {
             payload = binding.decode(codec, job.payload(), job.payloadVersion());
         } catch (IllegalArgumentException e) {
+            observation.failed(e);
             // A payload that does not fit its type will not fit on the next attempt either.
             return new Outcome.Dead(job.fence(), e.getMessage(), e.getMessage());
         }
@@ -185,8 +199,10 @@ public final class JobExecutor implements AutoCloseable {
             }
             return new Outcome.Completed(job.fence());
         } catch (PermanentJobFailure e) {
+            observation.failed(e);
             return new Outcome.Dead(job.fence(), describe(e), "permanent failure: " + e.getMessage());
         } catch (Throwable e) {
+            observation.failed(e);
             if (running.isReleasing()) {
                 return new Outcome.Released(job.fence(), true);
             }

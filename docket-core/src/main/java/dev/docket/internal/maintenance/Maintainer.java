@@ -2,6 +2,7 @@ package dev.docket.internal.maintenance;
 
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.JobQueries;
+import dev.docket.internal.observe.JobObserver;
 import dev.docket.internal.service.Backoff;
 import dev.docket.internal.service.PeriodicService;
 import java.sql.SQLException;
@@ -32,6 +33,7 @@ public final class Maintainer extends PeriodicService {
 
     private final Database store;
     private final CronEnqueuer cron;
+    private final JobObserver observer;
     private final DeadJobReplayer deadJobReplayer;
     private final Duration historyRetention;
     private final Duration deadJobRetention;
@@ -40,15 +42,17 @@ public final class Maintainer extends PeriodicService {
     private boolean vacuumRefused;
 
     public Maintainer(Database store, Duration interval, Duration historyRetention, Duration deadJobRetention) {
-        this(store, interval, historyRetention, deadJobRetention, new CronEnqueuer(store, List.of()));
+        this(store, interval, historyRetention, deadJobRetention, new CronEnqueuer(store, List.of()), JobObserver.NONE);
     }
 
+    /** @param observer counts the attempts that rescued jobs lost, and the jobs that died of it */
     public Maintainer(Database store, Duration interval, Duration historyRetention, Duration deadJobRetention,
-                      CronEnqueuer cron) {
+                      CronEnqueuer cron, JobObserver observer) {
         // Short backoff: after an outage, rescue and promotion should resume within seconds.
         super("docket-maintainer", interval, new Backoff(interval, Duration.ofSeconds(2)), log);
         this.store = store;
         this.cron = cron;
+        this.observer = observer;
         this.deadJobReplayer = new DeadJobReplayer(store);
         this.historyRetention = historyRetention;
         this.deadJobRetention = deadJobRetention;
@@ -87,6 +91,7 @@ public final class Maintainer extends PeriodicService {
         while (true) {
             JobQueries.Rescue page = store.jobs().rescueExpired(after, PAGE);
             total += page.rescued() + page.dead();
+            page.jobs().forEach(job -> observer.rescued(job.queue(), job.kind(), job.dead()));
             if (page.rescued() + page.dead() > 0) {
                 log.info("docket: rescued {} jobs whose worker lost its lease ({} to the dead-letter table)",
                         page.rescued() + page.dead(), page.dead());

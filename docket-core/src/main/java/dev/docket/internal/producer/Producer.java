@@ -5,6 +5,7 @@ import dev.docket.internal.db.ClaimedJob;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.executor.JobExecutor;
 import dev.docket.internal.executor.RunningJob;
+import dev.docket.internal.observe.JobObserver;
 import dev.docket.internal.service.Backoff;
 import dev.docket.internal.service.Service;
 import java.sql.SQLException;
@@ -65,6 +66,9 @@ public final class Producer extends Service {
     private final Database store;
     private final JobExecutor executor;
     private final QueueSettingsWatcher queueSettings;
+    private final JobObserver observer;
+    /** Removes this producer's slots from the gauges; set while it runs. */
+    private Runnable unserved;
     private final Semaphore slots;
     /**
      * Jobs claimed whose outcome is not written yet: running, or waiting for the completer. A slot is
@@ -93,7 +97,7 @@ public final class Producer extends Service {
 
     public Producer(String queue, int concurrency, int maxBatch, int claimAhead, Duration pollInterval,
                     Duration lease, String workerId, Database store, JobExecutor executor,
-                    QueueSettingsWatcher queueSettings) {
+                    QueueSettingsWatcher queueSettings, JobObserver observer) {
         super("docket-producer-" + queue, BACKOFF, log);
         this.queue = queue;
         this.concurrency = concurrency;
@@ -105,6 +109,7 @@ public final class Producer extends Service {
         this.store = store;
         this.executor = executor;
         this.queueSettings = queueSettings;
+        this.observer = observer;
         this.slots = new Semaphore(concurrency);
         this.claimAhead = claimAhead;
         this.maxUnsettled = concurrency + maxBatch + claimAhead;
@@ -166,9 +171,11 @@ public final class Producer extends Service {
             return 0;
         }
         QueueSettings settings = queueSettings.settings(queue);
+        long started = observer.claimStarting();
         List<ClaimedJob> jobs = settings.capped()
                 ? store.claims().claimCapped(queue, want, settings, lease, kindLeases, workerId)
                 : store.claims().claim(queue, want, lease, kindLeases, workerId);
+        observer.claimed(queue, started, jobs, lease, kindLeases);
         for (ClaimedJob job : jobs) {
             unsettled.incrementAndGet();
             RunningJob held = executor.hold(job);
@@ -230,6 +237,7 @@ public final class Producer extends Service {
     @Override
     protected void beforeStart() {
         stopping = false;
+        unserved = observer.served(queue, concurrency, this::running);
     }
 
     @Override
@@ -237,7 +245,7 @@ public final class Producer extends Service {
         stopping = true;
     }
 
-    /** Gives back the jobs held ahead at once, their attempt not counted: they never ran. */
+    /** Gives back the jobs held ahead at once, their attempt not counted: they never ran; leaves the gauges. */
     @Override
     protected void afterStop() {
         List<RunningJob> held;
@@ -248,6 +256,7 @@ public final class Producer extends Service {
         for (RunningJob job : held) {
             executor.release(job, this::outcomeSettled);
         }
+        unserved.run();
     }
 
     private void signal(boolean work) {

@@ -5,6 +5,7 @@ import dev.docket.QueueStats;
 import dev.docket.server.DocketServer;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.TokenStore;
+import dev.docket.server.metrics.QueueMetrics;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -104,7 +105,8 @@ final class DemoCommand implements Callable<Integer> {
             started.push(pg);
             String jdbcUrl = pg.postgres().getJdbcUrl("postgres", "postgres");
             DemoHandlers demo = new DemoHandlers();
-            Database db = Database.open(DatabaseUrl.parse(jdbcUrl), SCHEMA, 12, "docket-demo", demo::configure);
+            Database db = Database.open(DatabaseUrl.parse(jdbcUrl), SCHEMA, 12, "docket-demo",
+                    b -> demo.configure(b.meterRegistry(QueueMetrics.registryFor())));
             started.push(db);
             Docket docket = db.docket();
             docket.migrate();

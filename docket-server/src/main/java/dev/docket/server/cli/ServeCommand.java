@@ -3,6 +3,7 @@ package dev.docket.server.cli;
 import dev.docket.server.DocketServer;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.TokenStore;
+import dev.docket.server.metrics.QueueMetrics;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -83,7 +84,8 @@ final class ServeCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         lifetime.begin("serve");
-        try (Database db = database.open(10, b -> b.maxPayloadBytes(maxPayloadBytes))) {
+        try (Database db = database.open(10, b -> b.maxPayloadBytes(maxPayloadBytes)
+                .meterRegistry(QueueMetrics.registryFor()))) {
             if (migrate) {
                 db.docket().migrate();
             } else {

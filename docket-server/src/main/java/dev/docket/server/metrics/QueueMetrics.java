@@ -1,90 +1,158 @@
 package dev.docket.server.metrics;
 
+import dev.docket.Docket;
 import dev.docket.DocketAdmin;
 import dev.docket.QueueStats;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Queue gauges for Prometheus, refreshed from {@link DocketAdmin#stats()} on a timer (never per
- * scrape, so scrapes stay cheap and cannot pile queries onto the database). Labels are queue and
- * kind only: never anything from a payload.
+ * The server's Prometheus registry: the library's meters (when the Docket was built with this
+ * registry, see {@link #registryFor}), JVM and process metrics, and queue gauges refreshed from
+ * {@link DocketAdmin#stats()} on a timer (never per scrape, so scrapes stay cheap and cannot pile
+ * queries onto the database). Labels are queue and kind only: never anything from a payload.
+ *
+ * <p>{@code docket_jobs} and {@code docket_queue_lag_seconds} come from the library when the Docket
+ * has this registry; for a Docket without one the server computes them itself. Every {@code kind}
+ * label is the Docket's ({@link Docket#metricsKindLabel}): bounded, the rest reported as {@code other}.
  */
 public final class QueueMetrics implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(QueueMetrics.class);
 
     private final DocketAdmin admin;
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final UnaryOperator<String> kindLabel;
+    private final PrometheusMeterRegistry registry;
+    /** Whether this registry is the Docket's, which this server then does not close. */
+    private final boolean shared;
+    private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private final AtomicReference<List<QueueStats>> latest = new AtomicReference<>(List.of());
-    private final List<Gauge> gauges = new ArrayList<>();
+    private final List<QueueGauge> gauges = new ArrayList<>();
     private final List<Consumer<List<QueueStats>>> listeners = new CopyOnWriteArrayList<>();
     private final Thread refresher;
     private volatile boolean running = true;
 
-    private record Gauge(MultiGauge gauge, ToDoubleFunction<QueueStats> value, String state) {
+    /**
+     * One gauge name, a row per queue and kind label. {@code additive}: kinds sharing a label add up
+     * (counts; a row without jobs reads 0), else the largest shows (times; a row without any reads NaN).
+     * Each row is registered once and then only its value changes: removing and re-registering rows
+     * (as {@code MultiGauge} does) can make a concurrent scrape see a row twice and fail whole
+     * (micrometer issue 6851).
+     */
+    private record QueueGauge(String name, String description, String unit, ToDoubleFunction<QueueStats> value,
+                              String state, boolean additive, Map<Tags, AtomicReference<Double>> rows) {
+
+        double absent() {
+            return additive ? 0 : Double.NaN;
+        }
     }
 
-    public QueueMetrics(DocketAdmin admin, Duration interval) {
-        this.admin = admin;
-        jobsGauge("scheduled", QueueStats::scheduled);
-        jobsGauge("ready", QueueStats::ready);
-        jobsGauge("running", QueueStats::running);
-        gauge("docket.queue.lag", "Seconds the oldest ready job has been due", "seconds", QueueStats::oldestReadyAgeSeconds);
-        gauge("docket.completed.per.minute", "Jobs completed in the last minute", null, QueueStats::completedLastMinute);
-        gauge("docket.failed.per.minute", "Attempts failed in the last minute", null, QueueStats::failedLastMinute);
-        gauge("docket.dead.jobs", "Jobs in the dead-letter table", null, QueueStats::dead);
-        gauge("docket.dead.jobs.last.24h", "Jobs that died in the last 24 hours", null, QueueStats::deadLast24h);
-        gauge("docket.pickup.latency.p50", "Median due-to-claimed time, last 5 minutes", "seconds",
+    /** Serves {@code docket}'s registry when it is a Prometheus one, else a registry of its own. */
+    public QueueMetrics(Docket docket, Duration interval) {
+        this.admin = docket.admin();
+        this.kindLabel = docket::metricsKindLabel;
+        PrometheusMeterRegistry given = docket.meterRegistry().filter(PrometheusMeterRegistry.class::isInstance)
+                .map(PrometheusMeterRegistry.class::cast).orElse(null);
+        this.shared = given != null;
+        this.registry = shared ? given : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        gcMetrics.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+        if (!shared) {
+            jobsGauge("scheduled", QueueStats::scheduled);
+            jobsGauge("ready", QueueStats::ready);
+            jobsGauge("running", QueueStats::running);
+            gauge("docket.queue.lag", "Seconds the oldest ready job has been due", "seconds", false,
+                    QueueStats::oldestReadyAgeSeconds);
+        }
+        gauge("docket.completed.per.minute", "Jobs completed in the last minute", null, true,
+                QueueStats::completedLastMinute);
+        gauge("docket.failed.per.minute", "Attempts failed in the last minute", null, true, QueueStats::failedLastMinute);
+        gauge("docket.dead.jobs", "Jobs in the dead-letter table", null, true, QueueStats::dead);
+        gauge("docket.dead.jobs.last.24h", "Jobs that died in the last 24 hours", null, true, QueueStats::deadLast24h);
+        gauge("docket.pickup.latency.p50", "Median due-to-claimed time, last 5 minutes", "seconds", false,
                 s -> s.pickupP50Millis() == null ? Double.NaN : s.pickupP50Millis() / 1000);
-        gauge("docket.pickup.latency.p99", "99th percentile due-to-claimed time, last 5 minutes", "seconds",
+        gauge("docket.pickup.latency.p99", "99th percentile due-to-claimed time, last 5 minutes", "seconds", false,
                 s -> s.pickupP99Millis() == null ? Double.NaN : s.pickupP99Millis() / 1000);
         this.refresher = Thread.ofPlatform().daemon().name("docket-metrics").start(() -> refreshLoop(interval));
     }
 
     private void jobsGauge(String state, ToDoubleFunction<QueueStats> value) {
-        MultiGauge g = MultiGauge.builder("docket.jobs").description("Live jobs by state").register(registry);
-        gauges.add(new Gauge(g, value, state));
+        gauges.add(new QueueGauge("docket.jobs", "Live jobs by state", null, value, state, true, new ConcurrentHashMap<>()));
     }
 
-    private void gauge(String name, String description, String unit, ToDoubleFunction<QueueStats> value) {
-        MultiGauge.Builder b = MultiGauge.builder(name).description(description);
-        if (unit != null) {
-            b.baseUnit(unit);
-        }
-        gauges.add(new Gauge(b.register(registry), value, null));
+    private void gauge(String name, String description, String unit, boolean additive,
+                       ToDoubleFunction<QueueStats> value) {
+        gauges.add(new QueueGauge(name, description, unit, value, null, additive, new ConcurrentHashMap<>()));
     }
 
-    /** Recomputes the gauges now. */
+    private AtomicReference<Double> row(QueueGauge g, Tags tags) {
+        AtomicReference<Double> row = new AtomicReference<>(g.absent());
+        Gauge.builder(g.name(), row, AtomicReference::get).tags(tags).description(g.description()).baseUnit(g.unit())
+                .register(registry);
+        return row;
+    }
+
+    /** A registry to give {@code Docket.Builder.meterRegistry}, so that this server serves the library's meters. */
+    public static PrometheusMeterRegistry registryFor() {
+        return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    }
+
+    /** Recomputes the gauges now. Kinds are labelled as the Docket's metrics label them (bounded, then {@code other}). */
     public void refresh() {
         List<QueueStats> stats = admin.stats();
         latest.set(stats);
-        for (Gauge g : gauges) {
-            List<MultiGauge.Row<?>> rows = new ArrayList<>();
+        for (QueueGauge g : gauges) {
+            Map<Tags, Double> values = new LinkedHashMap<>();
             for (QueueStats s : stats) {
-                Tags tags = Tags.of("queue", s.queue(), "kind", s.kind());
+                Tags tags = Tags.of("queue", s.queue(), "kind", kindLabel.apply(s.kind()));
                 if (g.state() != null) {
                     tags = tags.and("state", g.state());
                 }
-                rows.add(MultiGauge.Row.of(tags, g.value().applyAsDouble(s)));
+                values.merge(tags, g.value().applyAsDouble(s), g.additive() ? Double::sum : QueueMetrics::largest);
             }
-            g.gauge().register(rows, true);
+            values.forEach((tags, value) -> g.rows().computeIfAbsent(tags, t -> row(g, t)).set(value));
+            g.rows().forEach((tags, row) -> {
+                if (!values.containsKey(tags)) {
+                    row.set(g.absent());
+                }
+            });
         }
         for (Consumer<List<QueueStats>> listener : listeners) {
             listener.accept(stats);
         }
+    }
+
+    /** The larger of two figures, where NaN means "none". */
+    private static double largest(double a, double b) {
+        return Double.isNaN(a) ? b : Double.isNaN(b) ? a : Math.max(a, b);
     }
 
     /** Calls {@code listener} with the statistics of every refresh (on the refresher's thread). */
@@ -134,6 +202,9 @@ public final class QueueMetrics implements AutoCloseable {
     public void close() {
         running = false;
         refresher.interrupt();
-        registry.close();
+        gcMetrics.close();
+        if (!shared) {
+            registry.close();
+        }
     }
 }

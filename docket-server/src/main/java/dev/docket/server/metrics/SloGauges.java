@@ -1,45 +1,63 @@
 package dev.docket.server.metrics;
 
-import dev.docket.DocketAdmin;
+import dev.docket.Docket;
 import dev.docket.Slo;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.MultiGauge;
-import io.micrometer.core.instrument.Tags;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The SLOs stored in the database as gauges, so that alert rules compare a measured figure with its
  * objective without copying it: {@code docket_queue_lag_slo_seconds{queue}} and
- * {@code docket_kind_pickup_p99_slo_seconds{kind}}. Refreshed with the queue gauges ({@link QueueMetrics});
- * an objective cleared in the database disappears at the next refresh.
+ * {@code docket_kind_pickup_p99_slo_seconds{kind}} (the kind labelled as the Docket's metrics label it,
+ * bounded). Refreshed with the queue gauges ({@link QueueMetrics}). Like those, rows are updated in
+ * place, never removed and registered again (a concurrent scrape could then see a row twice): an
+ * objective cleared in the database reads NaN, which compares false in every alert rule.
  */
 public final class SloGauges {
 
-    private final DocketAdmin admin;
-    private final MultiGauge queueLag;
-    private final MultiGauge kindPickup;
+    private final Docket docket;
+    private final MeterRegistry registry;
+    private final Map<String, AtomicReference<Double>> queueLag = new ConcurrentHashMap<>();
+    private final Map<String, AtomicReference<Double>> kindPickup = new ConcurrentHashMap<>();
 
-    public SloGauges(DocketAdmin admin, MeterRegistry registry) {
-        this.admin = admin;
-        this.queueLag = MultiGauge.builder("docket.queue.lag.slo").baseUnit("seconds")
-                .description("The lag objective of a queue (DocketAdmin.setQueueLagSlo)").register(registry);
-        this.kindPickup = MultiGauge.builder("docket.kind.pickup.p99.slo").baseUnit("seconds")
-                .description("The pickup p99 objective of a kind (DocketAdmin.setKindPickupSlo)").register(registry);
+    public SloGauges(Docket docket, MeterRegistry registry) {
+        this.docket = docket;
+        this.registry = registry;
     }
 
-    /** Reads the objectives and replaces the gauges' rows. */
+    /** Reads the objectives and sets the gauges' rows. */
     public void refresh() {
-        List<MultiGauge.Row<?>> lag = new ArrayList<>();
-        List<MultiGauge.Row<?>> pickup = new ArrayList<>();
-        for (Slo s : admin.slos()) {
+        Map<String, Double> lag = new HashMap<>();
+        Map<String, Double> pickup = new HashMap<>();
+        for (Slo s : docket.admin().slos()) {
             if (s.target() == Slo.Target.QUEUE_LAG) {
-                lag.add(MultiGauge.Row.of(Tags.of("queue", s.name()), s.objectiveSeconds()));
+                lag.put(s.name(), s.objectiveSeconds());
             } else {
-                pickup.add(MultiGauge.Row.of(Tags.of("kind", s.name()), s.objectiveSeconds()));
+                // Kinds beyond the label bound share "other": its objective is the loosest of theirs.
+                pickup.merge(docket.metricsKindLabel(s.name()), s.objectiveSeconds(), Math::max);
             }
         }
-        queueLag.register(lag, true);
-        kindPickup.register(pickup, true);
+        set(queueLag, lag, "docket.queue.lag.slo", "queue", "The lag objective of a queue (DocketAdmin.setQueueLagSlo)");
+        set(kindPickup, pickup, "docket.kind.pickup.p99.slo", "kind",
+                "The pickup p99 objective of a kind (DocketAdmin.setKindPickupSlo)");
+    }
+
+    private void set(Map<String, AtomicReference<Double>> rows, Map<String, Double> values, String name, String label,
+                     String description) {
+        values.forEach((key, value) -> rows.computeIfAbsent(key, k -> {
+            AtomicReference<Double> row = new AtomicReference<>(Double.NaN);
+            Gauge.builder(name, row, AtomicReference::get).tag(label, k).baseUnit("seconds").description(description)
+                    .register(registry);
+            return row;
+        }).set(value));
+        rows.forEach((key, row) -> {
+            if (!values.containsKey(key)) {
+                row.set(Double.NaN);
+            }
+        });
     }
 }

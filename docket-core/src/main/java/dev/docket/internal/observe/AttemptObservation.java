@@ -1,0 +1,39 @@
+package dev.docket.internal.observe;
+
+import dev.docket.internal.db.ClaimedJob;
+import dev.docket.internal.db.Outcome;
+
+/** One attempt as metrics and traces see it: started on the handler's thread, ended there. */
+public final class AttemptObservation {
+
+    static final AttemptObservation NONE = new AttemptObservation(null, null, null);
+
+    private final ClaimedJob job;
+    private final JobMetrics metrics;
+    private final JobTracing.TracedAttempt span;
+    private final long startedNanos;
+
+    AttemptObservation(ClaimedJob job, JobMetrics metrics, JobTracing.TracedAttempt span) {
+        this.job = job;
+        this.metrics = metrics;
+        this.span = span;
+        this.startedNanos = metrics == null ? 0 : System.nanoTime();
+    }
+
+    /** The handler, or the payload's decoding, threw {@code e}. */
+    public void failed(Throwable e) {
+        if (span != null) {
+            span.failed(e);
+        }
+    }
+
+    /** The attempt is over; {@code outcome} null when the job was put back to wait for a newer worker. */
+    public void ended(Outcome outcome) {
+        if (metrics != null) {
+            metrics.ran(job, System.nanoTime() - startedNanos);
+        }
+        if (span != null) {
+            span.end(outcome);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.docket.internal.observe;
+
+import dev.docket.internal.db.ClaimedJob;
+import dev.docket.internal.db.Outcome;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntSupplier;
+
+/**
+ * What a worker reports to the metrics. Its types are Docket's own, so that the worker's classes
+ * load without Micrometer; {@link MicrometerJobMetrics} is the one implementation, made only when
+ * the application gave a registry.
+ */
+public interface JobMetrics {
+
+    /** A claim of {@code queue} that started at {@code startedNanos} ({@link System#nanoTime()}) took {@code jobs}. */
+    void claimed(String queue, long startedNanos, List<ClaimedJob> jobs, Duration lease, Map<String, Duration> kindLeases);
+
+    /** One attempt's handler (with its payload's decoding) ran for {@code nanos}. */
+    void ran(ClaimedJob job, long nanos);
+
+    /** The outcome of {@code job}'s attempt was written (not fenced out). */
+    void written(ClaimedJob job, Outcome outcome);
+
+    /** The rescuer took a job whose lease expired: a failed attempt, and ({@code dead}) a dead job. */
+    void rescued(String queue, String kind, boolean dead);
+
+    /**
+     * A worker serves {@code queue} with {@code concurrency} slots, {@code busy} of them running
+     * handlers now; until the returned handle is run.
+     */
+    Runnable served(String queue, int concurrency, IntSupplier busy);
+}
