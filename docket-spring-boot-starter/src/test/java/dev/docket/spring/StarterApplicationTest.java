@@ -13,6 +13,7 @@ import dev.docket.JobSummary;
 import dev.docket.spring.app.Mailer;
 import dev.docket.spring.app.SendConfirmation;
 import dev.docket.spring.app.ShopApplication;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -67,6 +68,8 @@ class StarterApplicationTest {
     DocketProperties properties;
     @Autowired
     DocketWorkers workers;
+    @Autowired
+    MeterRegistry meters;
     @LocalServerPort
     int port;
 
@@ -100,6 +103,9 @@ class StarterApplicationTest {
         Awaitility.await().atMost(Duration.ofSeconds(30))
                 .until(() -> docket.job(job.id()).orElseThrow().state() == JobState.COMPLETED);
         assertThat(jdbc.queryForObject("SELECT confirmed FROM starter_orders WHERE id = ?", Boolean.class, order)).isTrue();
+        assertThat(docket.meterRegistry()).as("the application's registry").containsSame(meters);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> meters.find("docket.jobs.completed")
+                .tag("kind", "send_confirmation").counters().stream().mapToDouble(c -> c.count()).sum() >= 1);
     }
 
     @Test
