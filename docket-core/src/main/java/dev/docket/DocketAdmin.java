@@ -5,9 +5,12 @@ import static dev.docket.internal.db.Database.call;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.DeadJobQueries;
 import dev.docket.internal.db.DeadJobRepairQueries;
+import dev.docket.internal.doctor.Doctor;
+import dev.docket.internal.doctor.JobExplainer;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.repair.PayloadRepairs;
 import dev.docket.internal.text.TextRules;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -27,10 +30,14 @@ public final class DocketAdmin {
 
     private final Database store;
     private final PayloadRepairs repairs;
+    private final String schema;
+    private final Duration historyRetention;
 
-    DocketAdmin(Database store, PayloadCodec codec) {
+    DocketAdmin(Database store, PayloadCodec codec, String schema, Duration historyRetention) {
         this.store = store;
         this.repairs = new PayloadRepairs(store, codec);
+        this.schema = schema;
+        this.historyRetention = historyRetention;
     }
 
     /** One page of jobs, wherever they live, newest first. */
@@ -261,5 +268,86 @@ public final class DocketAdmin {
     /** Statistics per queue and kind, for the whole cluster; see {@link QueueStats}. */
     public List<QueueStats> stats() {
         return call("computing statistics", store.stats()::stats);
+    }
+
+    /**
+     * Every registered worker, oldest first: live ones, and for an hour those whose heartbeats stopped
+     * ({@link WorkerInfo#live()} false). A worker that stopped gracefully is gone at once.
+     */
+    public List<WorkerInfo> workers() {
+        return call("listing workers", store.workers()::list);
+    }
+
+    /** Runs every check of {@link #doctor(DoctorOptions)} with {@link DoctorOptions#defaults()}. */
+    public DoctorReport doctor() {
+        return doctor(DoctorOptions.defaults());
+    }
+
+    /**
+     * The runbook as checks: vacuum debt on the jobs table, who holds the xmin horizon back (long and
+     * idle-in-transaction sessions, replication slots, prepared transactions, standbys), the jobs table's
+     * storage settings against the migrations', each queue's lag against its SLO, each kind's pickup p99
+     * against its SLO, dead-letter growth, paused queues with a backlog, waiting jobs no live worker
+     * serves, history partitions missing or overdue, the maintenance leader, and the workers (stopped
+     * heartbeats, pools too small, listeners down, stalled services). Each finding has a cause, evidence
+     * and a fix; see {@link DoctorReport}. Read-only. The horizon checks read {@code pg_stat_activity}:
+     * run it as a role with {@code pg_monitor}, or sessions of other roles stay invisible.
+     */
+    public DoctorReport doctor(DoctorOptions options) {
+        Objects.requireNonNull(options, "options");
+        return call("running doctor", () -> new Doctor(store, schema, historyRetention).run(options));
+    }
+
+    /**
+     * Why the job is not running (or what it is doing), computed from the database now; see
+     * {@link JobExplanation.Code} for every answer. Empty when no job has the id (or it was pruned).
+     */
+    public Optional<JobExplanation> explain(long id) {
+        return call("explaining job " + id, () -> new JobExplainer(store).explain(id));
+    }
+
+    /** The longest SLO objective that may be set: 30 days. */
+    public static final Duration MAX_SLO = Duration.ofDays(30);
+
+    /**
+     * Sets the lag objective of {@code queue} (how long its oldest ready job may wait), or clears it
+     * with null. The queue need not exist yet. Doctor compares with it; the server exports it as
+     * {@code docket_queue_lag_slo_seconds{queue}}.
+     *
+     * @param lag more than zero and at most {@link #MAX_SLO}, or null to clear
+     */
+    public void setQueueLagSlo(String queue, Duration lag) {
+        JobOptions.builder().queue(queue);
+        checkSlo("lag", lag);
+        call("setting the lag SLO of queue " + queue, () -> {
+            store.slos().set(Slo.Target.QUEUE_LAG, queue, lag);
+            return null;
+        });
+    }
+
+    /**
+     * Sets the pickup p99 objective of {@code kind} (due to claimed, first attempts), or clears it with
+     * null. Doctor compares with it; the server exports it as {@code docket_kind_pickup_p99_slo_seconds{kind}}.
+     *
+     * @param p99 more than zero and at most {@link #MAX_SLO}, or null to clear
+     */
+    public void setKindPickupSlo(String kind, Duration p99) {
+        Kinds.checkName(kind);
+        checkSlo("pickup p99", p99);
+        call("setting the pickup SLO of kind " + kind, () -> {
+            store.slos().set(Slo.Target.KIND_PICKUP_P99, kind, p99);
+            return null;
+        });
+    }
+
+    /** Every SLO set, queue lags first, then kinds' pickup p99, each by name. */
+    public List<Slo> slos() {
+        return call("listing SLOs", store.slos()::list);
+    }
+
+    private static void checkSlo(String what, Duration objective) {
+        if (objective != null && (objective.isNegative() || objective.isZero() || objective.compareTo(MAX_SLO) > 0)) {
+            throw new IllegalArgumentException(what + " SLO must be more than 0 and at most 30 days, was " + objective);
+        }
     }
 }

@@ -12,6 +12,7 @@ import dev.docket.internal.notify.Notifier;
 import dev.docket.internal.producer.HandlerDrain;
 import dev.docket.internal.producer.Producer;
 import dev.docket.internal.producer.QueueSettingsWatcher;
+import dev.docket.internal.registry.WorkerRegistry;
 import dev.docket.internal.service.FailureLog;
 import dev.docket.internal.service.Lifecycle;
 import dev.docket.internal.service.PoolSize;
@@ -49,6 +50,7 @@ final class WorkerServices {
     private final Maintainer maintainer;
     private final HandlerDrain handlerDrain;
     private final StallWatch stallWatch;
+    private final WorkerRegistry registry;
     private final ServiceGroup services;
 
     WorkerServices(Shared shared, WorkerConfig config, Map<String, Integer> queues,
@@ -100,6 +102,8 @@ final class WorkerServices {
         watched.addAll(present(notifier, elector));
         this.stallWatch = new StallWatch("docket-stall-watch-" + workerId, watched, config.stallTimeout(),
                 "a worker needs " + connectionsNeeded() + " pool connections (queues + 6, see Worker)");
+        this.registry = new WorkerRegistry(shared.store(), WorkerRegistry.Identity.of(workerId, queues, handlers,
+                connectionsNeeded(), config.listen()), this::isListening, stallWatch::stalled, config.heartbeatInterval());
         this.services = new ServiceGroup(wiring());
     }
 
@@ -110,7 +114,7 @@ final class WorkerServices {
      * lease lapses while its job is still being finished.
      */
     private List<Lifecycle> wiring() {
-        List<Lifecycle> order = new ArrayList<>(List.of(heartbeater, stallWatch, queueSettings,
+        List<Lifecycle> order = new ArrayList<>(List.of(heartbeater, registry, stallWatch, queueSettings,
                 Lifecycle.onStop(executor::close), completer, handlerDrain));
         order.addAll(present(elector, notifier));
         order.addAll(producers);
@@ -135,12 +139,16 @@ final class WorkerServices {
         return config.listen() && config.listenerDataSource() == null;
     }
 
-    /** Checks the pool and the schema, reads the queue settings once, then starts every service in order. */
+    /**
+     * Checks the pool and the schema, reads the queue settings and registers the worker once (so that it
+     * is registered when start returns), then starts every service in order.
+     */
     void start(Logger log) {
         PoolSize.check(shared.store().dataSource(), connectionsNeeded(), listensOnThePool(), log);
         shared.schemaGuard().require();
         try {
             queueSettings.runOnce();
+            registry.runOnce();
         } catch (SQLException e) {
             throw new DocketException("docket: reading the queue settings failed: " + e.getMessage(), e);
         }
@@ -186,6 +194,7 @@ final class WorkerServices {
         named.put("completer", completer);
         named.put("heartbeat", heartbeater);
         named.put("queue-settings", queueSettings);
+        named.put("registry", registry);
         if (notifier != null) {
             named.put("listener", notifier);
         }

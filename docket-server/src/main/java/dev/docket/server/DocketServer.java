@@ -8,17 +8,20 @@ import dev.docket.server.api.Authentication;
 import dev.docket.server.api.Bodies;
 import dev.docket.server.api.DlqApi;
 import dev.docket.server.api.DlqRepairApi;
+import dev.docket.server.api.DoctorApi;
 import dev.docket.server.api.DotSegmentFilter;
 import dev.docket.server.api.JettyErrors;
 import dev.docket.server.api.JobsApi;
 import dev.docket.server.api.QueuesApi;
 import dev.docket.server.api.SecurityHeaders;
 import dev.docket.server.api.SessionsApi;
+import dev.docket.server.api.SlosApi;
 import dev.docket.server.api.StatusApi;
 import dev.docket.server.auth.Sessions;
 import dev.docket.server.auth.TokenStore;
 import dev.docket.server.dashboard.Dashboard;
 import dev.docket.server.metrics.QueueMetrics;
+import dev.docket.server.metrics.SloGauges;
 import io.javalin.Javalin;
 import io.javalin.json.JavalinJackson;
 import jakarta.servlet.DispatcherType;
@@ -149,6 +152,10 @@ public final class DocketServer implements AutoCloseable {
         new DlqApi(docket.admin(), bodies).register(app);
         new DlqRepairApi(docket.admin(), bodies).register(app);
         new QueuesApi(docket.admin(), bodies).register(app);
+        new DoctorApi(docket.admin()).register(app);
+        new SlosApi(docket.admin(), bodies).register(app);
+        SloGauges slos = new SloGauges(docket, metrics.registry());
+        metrics.onRefresh(stats -> slos.refresh());
         new Dashboard(metrics).register(app);
     }
 

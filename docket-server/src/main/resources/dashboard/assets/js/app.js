@@ -1,4 +1,4 @@
-// Boot and routing: hash routes (#/overview, #/jobs, #/jobs/ID, #/dlq), one view at a time.
+// Boot and routing: hash routes (#/overview, #/jobs, #/jobs/ID, #/dlq, #/doctor), one view at a time.
 // A view is a function (main, route, session) that renders into main and may return a cleanup
 // function, called before the next view renders (to stop its timers).
 
@@ -8,6 +8,7 @@ import { renderLogin } from './login.js';
 import { renderOverview } from './overview.js';
 import { renderJobs, renderJob } from './jobs.js';
 import { renderDeadLetters } from './dlq.js';
+import { renderDoctor } from './doctor.js';
 
 const main = document.getElementById('main');
 const topbar = document.getElementById('topbar');
@@ -67,6 +68,9 @@ function route() {
   } else if (section === 'dlq') {
     setNav('dlq');
     view = renderDeadLetters;
+  } else if (section === 'doctor') {
+    setNav('doctor');
+    view = renderDoctor;
   } else if (!section || section === 'overview' || section === 'login') {
     setNav('overview');
     view = renderOverview;

@@ -5,6 +5,7 @@ import { api, qs, ApiError } from './api.js';
 import { h, replace, num, time, stateBadge, hashOf, note, actionButton } from './dom.js';
 import { pager, confirmBar, flashArea, knownNames, fillDatalist, field } from './widgets.js';
 import { canRepair, payloadEditor, repairEvents } from './repair.js';
+import { explainLine } from './explain.js';
 
 const STATES = ['scheduled', 'ready', 'running', 'completed', 'cancelled', 'dead'];
 const LIVE = new Set(['scheduled', 'ready', 'running']);
@@ -152,6 +153,7 @@ export function renderJob(main, route, session, ui) {
             h('a', { href: hashOf('jobs', { queue: job.queue }), text: job.queue }))),
         actions),
       confirmSlot,
+      explainLine(job.id),
       h('div', { class: 'two-col' },
         h('section', { class: 'card' }, h('h2', { text: 'Details' }), facts(job)),
         h('section', { class: 'card' }, h('h2', { text: 'Timeline' }), timeline(job))),

@@ -26,6 +26,10 @@ public final class Database {
     private final UniqueKeyQueries uniqueKeys;
     private final StatsQueries stats;
     private final SchemaQueries schema;
+    private final WorkerQueries workers;
+    private final SloQueries slos;
+    private final DoctorQueries doctor;
+    private final ExplainQueries explain;
 
     public Database(DataSource dataSource, SchemaName schemaName, ObjectMapper json) {
         Statements sql = new Statements(schemaName);
@@ -44,6 +48,10 @@ public final class Database {
         this.cronSlots = new CronSlotQueries(jdbc, sql, jobInserts, queues);
         this.stats = new StatsQueries(jdbc, sql);
         this.schema = new SchemaQueries(jdbc, sql);
+        this.workers = new WorkerQueries(jdbc, sql, json);
+        this.slos = new SloQueries(jdbc, sql);
+        this.doctor = new DoctorQueries(jdbc, sql);
+        this.explain = new ExplainQueries(jdbc, sql);
     }
 
     /** A database call whose {@link SQLException} the public API reports as a {@link DocketException}. */
@@ -133,5 +141,25 @@ public final class Database {
     /** The schema version and the database clock. */
     public SchemaQueries schema() {
         return schema;
+    }
+
+    /** The registry of live workers. */
+    public WorkerQueries workers() {
+        return workers;
+    }
+
+    /** Service-level objectives. */
+    public SloQueries slos() {
+        return slos;
+    }
+
+    /** Doctor's checks of the server and of Docket's tables. */
+    public DoctorQueries doctor() {
+        return doctor;
+    }
+
+    /** What "why is this job not running?" reads. */
+    public ExplainQueries explain() {
+        return explain;
     }
 }

@@ -23,7 +23,7 @@ public final class ApiErrors {
     /** Every error code the server answers with. */
     public static final List<String> CODES = List.of("bad_request", "unauthorized", "forbidden", "csrf", "not_found",
             "method_not_allowed", "conflict", "payload_too_large", "unsupported_media_type", "uri_too_long",
-            "headers_too_large", "not_ready", "unavailable");
+            "headers_too_large", "unserved_kind", "not_ready", "unavailable");
 
     /** The body of every error response. */
     public record Body(String error, String message) {

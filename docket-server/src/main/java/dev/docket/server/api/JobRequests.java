@@ -21,14 +21,15 @@ public final class JobRequests {
     /**
      * One job to enqueue. {@code payload} is required ({@code {}} for none); {@code runAt} and
      * {@code delay} exclude each other; durations look like {@code 500ms, 30s, 5m, 2h, 1d} or ISO-8601.
+     * {@code strictKinds} (of {@code POST /api/jobs} only) refuses a kind no live worker serves ({@link StrictKinds}).
      */
     public record Job(String kind, JsonNode payload, String queue, Integer priority, String runAt, String delay,
                       Integer maxAttempts, String uniqueKey, String uniqueFor, String tenant,
-                      Map<String, String> metadata) {
+                      Map<String, String> metadata, Boolean strictKinds) {
     }
 
-    /** The body of {@code POST /api/jobs/batch}. */
-    public record Batch(List<Job> jobs) {
+    /** The body of {@code POST /api/jobs/batch}; {@code strictKinds} applies to every job. */
+    public record Batch(List<Job> jobs, Boolean strictKinds) {
     }
 
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h|d)");

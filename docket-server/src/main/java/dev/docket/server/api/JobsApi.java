@@ -45,7 +45,11 @@ public record JobsApi(Docket docket, Bodies bodies) {
     }
 
     private void enqueue(Context ctx) {
-        NewJob job = JobRequests.parse(bodies.read(ctx, JobRequests.Job.class, "the body must be a JSON object"));
+        JobRequests.Job body = bodies.read(ctx, JobRequests.Job.class, "the body must be a JSON object");
+        NewJob job = JobRequests.parse(body);
+        if (StrictKinds.requested(ctx, body.strictKinds())) {
+            StrictKinds.check(docket.admin(), List.of(job));
+        }
         Enqueued result = enqueueAll(List.of(job)).getFirst();
         JobInfo info = docket.job(result.id()).orElseThrow(() -> ApiException.conflict("the job finished already"));
         ctx.status(result.inserted() ? 201 : 200).json(new EnqueuedJob(result.id(), result.inserted(),
@@ -54,7 +58,8 @@ public record JobsApi(Docket docket, Bodies bodies) {
 
     private void enqueueBatch(Context ctx) {
         String shape = "the body must be {\"jobs\": [ ... ]}";
-        List<JobRequests.Job> jobs = bodies.read(ctx, JobRequests.Batch.class, shape).jobs();
+        JobRequests.Batch batch = bodies.read(ctx, JobRequests.Batch.class, shape);
+        List<JobRequests.Job> jobs = batch.jobs();
         if (jobs == null) {
             throw ApiException.badRequest(shape);
         }
@@ -67,10 +72,16 @@ public record JobsApi(Docket docket, Bodies bodies) {
                 if (jobs.get(i) == null) {
                     throw ApiException.badRequest("a job is a JSON object, not null");
                 }
+                if (jobs.get(i).strictKinds() != null) {
+                    throw ApiException.badRequest("strictKinds goes at the top of the batch, not in a job");
+                }
                 parsed.add(JobRequests.parse(jobs.get(i)));
             } catch (ApiException e) {
                 throw ApiException.badRequest("jobs[" + i + "]: " + e.getMessage());
             }
+        }
+        if (StrictKinds.requested(ctx, batch.strictKinds())) {
+            StrictKinds.check(docket.admin(), parsed);
         }
         ctx.status(201).json(new EnqueuedBatch(enqueueAll(parsed).stream()
                 .map(r -> new EnqueuedId(r.id(), r.inserted())).toList()));

@@ -23,7 +23,8 @@ import picocli.CommandLine.IVersionProvider;
         sortOptions = false, usageHelpAutoWidth = true,
         description = "A background-job queue that lives in PostgreSQL: demo, server, workers and operations.",
         subcommands = {DemoCommand.class, ServeCommand.class, WorkerCommand.class, MigrateCommand.class, QueueCommand.class,
-                EnqueueCommand.class, JobCommand.class, StatsCommand.class, DlqCommand.class, BenchCommand.class,
+                EnqueueCommand.class, JobCommand.class, StatsCommand.class, DlqCommand.class, DoctorCommand.class,
+                SloCommand.class, BenchCommand.class,
                 HelpCommand.class},
         footerHeading = "%nExamples:%n",
         footer = {
@@ -32,6 +33,7 @@ import picocli.CommandLine.IVersionProvider;
                 "  docket serve --host 0.0.0.0 --tokens-file /etc/docket/tokens",
                 "  docket worker --queue default=16 --queue email=4",
                 "  docket enqueue --kind send_email --payload '{\"to\":\"ada@example.com\"}'",
+                "  docket doctor",
                 "  docket bench --short",
                 "",
                 "The database comes from --database-url or DOCKET_DATABASE_URL",

@@ -14,7 +14,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code docket job ID}: one job as JSON, payload and error history included. */
-@Command(name = "job", mixinStandardHelpOptions = true,
+@Command(name = "job", mixinStandardHelpOptions = true, subcommands = JobExplainCommand.class,
         description = {"Prints one job as JSON, wherever it is (waiting, running, completed, cancelled or dead), "
                 + "with its payload and its error history.",
                 "The payload is shown: whoever runs this command can read the database anyway."})
@@ -30,11 +30,15 @@ final class JobCommand implements Callable<Integer> {
     @Mixin
     DatabaseOptions database;
 
-    @Parameters(paramLabel = "ID", description = "The job id.")
-    long id;
+    /** Optional to picocli, so that {@code docket job explain ID} is not refused for want of the job's own ID. */
+    @Parameters(paramLabel = "ID", arity = "0..1", description = "The job id.")
+    Long id;
 
     @Override
     public Integer call() throws Exception {
+        if (id == null) {
+            throw CommandFailure.usage("give a job id: `docket job ID`, or `docket job explain ID`");
+        }
         if (id <= 0) {
             throw CommandFailure.usage("a job id is a positive whole number, was " + id);
         }

@@ -4,6 +4,7 @@ import dev.docket.Docket;
 import dev.docket.DocketAdmin;
 import dev.docket.QueueStats;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -166,6 +167,11 @@ public final class QueueMetrics implements AutoCloseable {
     /** The statistics of the last refresh. */
     public List<QueueStats> latest() {
         return latest.get();
+    }
+
+    /** The registry behind {@code /metrics}, for meters registered beside the queue gauges. */
+    public MeterRegistry registry() {
+        return registry;
     }
 
     /** The Prometheus text exposition. */

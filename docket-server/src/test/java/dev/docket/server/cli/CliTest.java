@@ -50,13 +50,13 @@ class CliTest extends DocketTest {
         return all.toArray(String[]::new);
     }
 
-    private static void assertOk(Run r) {
+    static void assertOk(Run r) {
         assertThat(r.exit()).as("exit status; stderr: %s", r.err()).isZero();
         assertThat(r.err()).isEmpty();
     }
 
     /** One line on stderr, {@code docket: ...}, no stack trace, and the exit status. */
-    private static void assertFails(Run r, int exit, String messagePart) {
+    static void assertFails(Run r, int exit, String messagePart) {
         assertThat(r.exit()).as("exit status; stderr: %s", r.err()).isEqualTo(exit);
         assertThat(r.err()).startsWith("docket: ").endsWith(System.lineSeparator());
         assertThat(r.err().strip().lines()).as(r.err()).hasSize(1);

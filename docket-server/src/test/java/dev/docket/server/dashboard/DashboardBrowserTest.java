@@ -545,7 +545,7 @@ class DashboardBrowserTest {
     @Test
     void everyPageRendersWithoutCspViolations() throws IOException {
         login(ADMIN);
-        for (String page : List.of("#/overview", "#/jobs", "#/jobs?state=dead", "#/jobs/" + flakyJob, "#/dlq")) {
+        for (String page : List.of("#/overview", "#/jobs", "#/jobs?state=dead", "#/jobs/" + flakyJob, "#/dlq", "#/doctor")) {
             go(page);
             awaitLoaded();
             switch (page) {
@@ -564,6 +564,46 @@ class DashboardBrowserTest {
         driver.findElement(By.id("logout")).click();
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
         assertThat(cspMessages()).isEmpty();
+    }
+
+    /**
+     * The Doctor page: the seeded queue nobody serves is a problem with its fix, the kind is listed among
+     * the unserved, the live worker is in the workers table, and a passing check is listed as passed.
+     */
+    @Test
+    void doctorPageNamesTheUnservedQueueAndListsTheWorkers() throws IOException {
+        login(VIEWER);
+        go("#/doctor");
+        awaitLoaded();
+        assertThat(driver.findElement(By.id("doctor-status")).getAttribute("data-status")).isEqualTo("problem");
+        WebElement unserved = driver.findElement(By.cssSelector(
+                "#findings article[data-check='unserved_kinds'][data-severity='problem']"));
+        assertThat(unserved.findElement(By.cssSelector(".subject")).getText()).isEqualTo("kind export on queue reports");
+        assertThat(unserved.findElement(By.cssSelector(".cause")).getText()).isEqualTo("no live worker serves the queue");
+        assertThat(unserved.findElement(By.cssSelector("pre.fix")).getText()).contains("--queue reports");
+        assertThat(text(By.cssSelector("#unserved li[data-subject='kind export on queue reports']")))
+                .contains("2 ready and 0 scheduled");
+        WebElement row = driver.findElement(By.cssSelector("#workers tr[data-worker='" + worker.workerId() + "']"));
+        assertThat(row.getAttribute("data-live")).isEqualTo("true");
+        assertThat(row.getText()).contains("default=8").contains("send_email");
+        assertThat(driver.findElements(By.cssSelector("#passed li[data-check='settings_drift']"))).hasSize(1);
+        assertThat(driver.findElement(By.cssSelector("[data-nav='doctor']")).getAttribute("aria-current")).isEqualTo("page");
+        screenshot("doctor");
+    }
+
+    /** The job page says why a job is not running, computed by the server. */
+    @Test
+    void jobPageSaysWhyTheJobIsNotRunning() {
+        login(ADMIN);
+        long export = docket.admin().jobs(dev.docket.JobQuery.all().withKind("export")).getFirst().id();
+        go("#/jobs/" + export);
+        WebElement line = wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#job-explain .explain-line")));
+        assertThat(line.getAttribute("data-code")).isEqualTo("no_worker_for_queue");
+        assertThat(line.getText()).isEqualTo("Why it is not running: No live worker serves queue reports.");
+
+        go("#/jobs/" + reportJob);
+        wait.until(ExpectedConditions.attributeToBe(By.cssSelector("#job-explain .explain-line"), "data-code", "scheduled"));
+        assertThat(text(By.cssSelector("#job-explain .explain-line"))).startsWith("Why it is not running: Scheduled for ");
     }
 
     /** The check above can fail: an inline script, which the CSP blocks, shows up in the console log we read. */

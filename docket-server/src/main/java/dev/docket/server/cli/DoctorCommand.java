@@ -1,0 +1,118 @@
+package dev.docket.server.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.docket.DoctorOptions;
+import dev.docket.DoctorReport;
+import dev.docket.DoctorReport.Finding;
+import dev.docket.DoctorReport.Severity;
+import dev.docket.WorkerInfo;
+import dev.docket.server.api.OperationsViews;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code docket doctor}: the runbook as checks, each finding with its cause, evidence and fix. */
+@Command(name = "doctor", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Checks the database and the queue: vacuum debt, who holds the xmin horizon back (long or "
+                + "idle-in-transaction sessions, replication slots, prepared transactions, standbys), the jobs table's "
+                + "settings against the migrations', queue lag and pickup p99 against their SLOs, dead-letter growth, "
+                + "paused queues with a backlog, kinds no live worker serves, history partitions, the maintenance "
+                + "leader, and the workers (stopped heartbeats, pools too small, listeners down).",
+                "Each finding says the cause, the evidence and the fix. Read-only. Run it as a role with pg_monitor, "
+                        + "or other roles' sessions stay invisible to it."},
+        footerHeading = "%nExit status:%n",
+        footer = {"  0 healthy, 1 warnings, 2 problems (or bad input); a failure to connect exits 1."})
+final class DoctorCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    DatabaseOptions database;
+
+    @Option(names = "--json", order = 1, description = "Print JSON (the shape of GET /api/doctor) instead of text.")
+    boolean json;
+
+    @Option(names = "--long-transaction", paramLabel = "DURATION", order = 2, converter = Converters.DurationConverter.class,
+            description = "Report transactions holding the xmin horizon longer than this (default: 5m, at most 1d).")
+    Duration longTransaction;
+
+    @Option(names = "--history-retention", paramLabel = "DURATION", order = 3, converter = Converters.DurationConverter.class,
+            description = "The history retention your maintenance leader applies, for the partitions check "
+                    + "(default: 7d, Docket's default).")
+    Duration historyRetention;
+
+    @Override
+    public Integer call() throws Exception {
+        DoctorOptions options = DoctorOptions.defaults();
+        if (longTransaction != null) {
+            if (longTransaction.compareTo(Duration.ofDays(1)) > 0) {
+                throw CommandFailure.usage("--long-transaction must be at most 1d, was " + Converters.format(longTransaction));
+            }
+            options = options.withLongTransaction(longTransaction);
+        }
+        if (historyRetention != null) {
+            options = options.withHistoryRetention(historyRetention);
+        }
+        DoctorReport report;
+        try (Database db = database.openMigrated(2)) {
+            report = db.docket().admin().doctor(options);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            out.println(new ObjectMapper().registerModule(new JavaTimeModule())
+                    .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).enable(SerializationFeature.INDENT_OUTPUT)
+                    .writeValueAsString(OperationsViews.doctor(report)));
+        } else {
+            print(out, report);
+        }
+        out.flush();
+        return report.exitCode();
+    }
+
+    private static String plural(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
+
+    private void print(PrintWriter out, DoctorReport report) {
+        long problems = report.findings().stream().filter(f -> f.severity() == Severity.PROBLEM).count();
+        long warnings = report.findings().stream().filter(f -> f.severity() == Severity.WARNING).count();
+        out.println("docket doctor: " + (problems + warnings == 0 ? "healthy" : plural(problems, "problem") + ", "
+                + plural(warnings, "warning")) + " (schema " + database.schema + ", " + report.checkedAt() + ")");
+        for (Finding f : report.problems()) {
+            out.println();
+            out.println(f.severity() + "  " + f.check() + "  " + f.subject());
+            out.println("  cause:    " + f.cause());
+            out.println("  evidence: " + f.evidence());
+            out.println("  fix:      " + f.fix());
+        }
+        List<Finding> passed = report.findings().stream().filter(f -> f.severity() == Severity.OK).toList();
+        if (!passed.isEmpty()) {
+            out.println();
+            Table table = new Table("OK", "SUBJECT", "FINDING");
+            passed.forEach(f -> table.row(f.check(), f.subject(), f.cause() + (f.evidence().isEmpty() ? ""
+                    : " (" + f.evidence() + ")")));
+            table.print(out);
+        }
+        if (!report.workers().isEmpty()) {
+            out.println();
+            Table table = new Table("WORKER", "HOST", "PID>", "QUEUES", "RUNNING>", "LAST HEARTBEAT", "LIVE");
+            for (WorkerInfo w : report.workers()) {
+                table.row(w.id(), w.host(), w.pid(), w.queues(), w.running(), w.heartbeatAt(),
+                        w.live() ? "yes" : "no");
+            }
+            table.print(out);
+        }
+        out.println();
+        out.println("Exit status " + report.exitCode() + " (" + report.status().name().toLowerCase(Locale.ROOT) + ").");
+    }
+}

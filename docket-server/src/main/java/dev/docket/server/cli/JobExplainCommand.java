@@ -1,0 +1,56 @@
+package dev.docket.server.cli;
+
+import dev.docket.JobExplanation;
+import dev.docket.server.api.OperationsViews;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code docket job explain ID}: why the job is not running, or what it is doing. */
+@Command(name = "explain", mixinStandardHelpOptions = true,
+        description = {"Says why a job is not running, computed from the database now: scheduled for later, backing "
+                + "off, its queue paused or at its cap, its tenant at its cap, no live worker for its queue or kind, "
+                + "waiting for a newer worker version, every slot busy (with the backlog ahead), or running (where, "
+                + "since when, lease until).", "The payload is never shown."})
+final class JobExplainCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    DatabaseOptions database;
+
+    @Parameters(paramLabel = "ID", description = "The job id.")
+    long id;
+
+    @Option(names = "--json", description = "Print JSON (the shape of GET /api/jobs/{id}/explain) instead of text.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        if (id <= 0) {
+            throw CommandFailure.usage("a job id is a positive whole number, was " + id);
+        }
+        JobExplanation e;
+        try (Database db = database.openMigrated(2)) {
+            e = db.docket().admin().explain(id).orElseThrow(() -> CommandFailure.failed("no job " + id + " in schema "
+                    + database.schema + " (it may have been pruned after its retention)"));
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            out.println(JobCommand.JSON.writeValueAsString(OperationsViews.explanation(e)));
+        } else {
+            out.println("job " + e.jobId() + " (" + e.kind() + " on queue " + e.queue() + ") is "
+                    + e.state().name().toLowerCase(java.util.Locale.ROOT) + ":");
+            e.reasons().forEach(r -> out.println("  " + r.code().name().toLowerCase(java.util.Locale.ROOT) + ": "
+                    + r.message()));
+        }
+        out.flush();
+        return 0;
+    }
+}
