@@ -12,10 +12,8 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code docket dlq}: the dead-letter table. */
 @Command(name = "dlq", mixinStandardHelpOptions = true,
@@ -33,13 +31,7 @@ final class DlqCommand implements Callable<Integer> {
 
     @Command(name = "list", mixinStandardHelpOptions = true, sortOptions = false,
             description = "Lists dead jobs, newest first, without payloads (see `docket job ID` for one job in full).")
-    static final class ListCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DatabaseOptions database;
+    static final class ListCommand extends DatabaseCommand {
 
         @Mixin
         DeadJobFilterOptions filter;
@@ -91,13 +83,7 @@ final class DlqCommand implements Callable<Integer> {
             description = {"Puts dead jobs back to ready with a fresh attempt budget (their error history is kept).",
                     "A dead job whose unique key a live job holds now stays dead: replaying it would run it twice.",
                     "Prints each replayed id; fails (exit 1) naming the ids that were not replayed."})
-    static final class RetryCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DatabaseOptions database;
+    static final class RetryCommand extends DatabaseCommand {
 
         @Parameters(paramLabel = "ID", arity = "1..*", description = "Dead job ids.")
         List<Long> ids;

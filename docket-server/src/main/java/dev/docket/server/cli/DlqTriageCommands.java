@@ -10,13 +10,10 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code docket dlq groups | replay | repair | patch}: the dead-letter runbook. Find the failure
@@ -51,13 +48,7 @@ final class DlqTriageCommands {
             description = {"Groups dead jobs by kind and error signature, largest groups first: one broken handler is one",
                     "group, whatever ids, numbers or quoted values its messages carry. Use a group's signature with",
                     "`dlq list --signature`, `dlq replay --signature` and `dlq patch --signature`."})
-    static final class GroupsCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DatabaseOptions database;
+    static final class GroupsCommand extends DatabaseCommand {
 
         @Option(names = "--kind", paramLabel = "KIND", order = 1, description = "Only groups of this kind.")
         String kind;
@@ -89,13 +80,7 @@ final class DlqTriageCommands {
             description = {"Replays the dead jobs that match, newest first, at a bounded rate: the cluster's maintenance",
                     "leader carries it out (a worker with maintenance on must run), and its progress is kept in the",
                     "database. Prints the replay's id and how many jobs matched."})
-    static final class ReplayCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DatabaseOptions database;
+    static final class ReplayCommand extends DatabaseCommand {
 
         @Mixin
         DeadJobFilterOptions filter;
@@ -126,13 +111,7 @@ final class DlqTriageCommands {
             description = {"Replaces a dead job's payload before it is replayed (it stays dead until then). The payload",
                     "must pass an enqueue's rules (size limit, valid JSON text). The repair is recorded in the job's",
                     "metadata (docket.repairs: who, when, how; never the payload)."})
-    static final class RepairCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DatabaseOptions database;
+    static final class RepairCommand extends DatabaseCommand {
 
         @Parameters(paramLabel = "ID", description = "The dead job's id.")
         long id;
@@ -169,13 +148,7 @@ final class DlqTriageCommands {
                     "an error signature): the patch sets the fields it names, removes those it sets to null and merges",
                     "nested objects. All or nothing; jobs it leaves unchanged are not written; each changed job records",
                     "the repair. Then replay the group: `docket dlq replay --kind K --signature S --rate R`."})
-    static final class PatchCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DatabaseOptions database;
+    static final class PatchCommand extends DatabaseCommand {
 
         @Option(names = "--kind", required = true, paramLabel = "KIND", order = 1, description = "The group's kind.")
         String kind;

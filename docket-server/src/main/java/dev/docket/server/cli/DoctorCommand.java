@@ -13,12 +13,8 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code docket doctor}: the runbook as checks, each finding with its cause, evidence and fix. */
 @Command(name = "doctor", mixinStandardHelpOptions = true, sortOptions = false,
@@ -31,13 +27,7 @@ import picocli.CommandLine.Spec;
                         + "or other roles' sessions stay invisible to it."},
         footerHeading = "%nExit status:%n",
         footer = {"  0 healthy, 1 warnings, 2 problems (or bad input); a failure to connect exits 1."})
-final class DoctorCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    DatabaseOptions database;
+final class DoctorCommand extends DatabaseCommand {
 
     @Option(names = "--json", order = 1, description = "Print JSON (the shape of GET /api/doctor) instead of text.")
     boolean json;

@@ -16,12 +16,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code docket enqueue}: one job, from the shell. */
 @Command(name = "enqueue", mixinStandardHelpOptions = true, sortOptions = false,
@@ -31,7 +27,7 @@ import picocli.CommandLine.Spec;
         footerHeading = "%nExample:%n",
         footer = {"  docket enqueue --kind send_email --queue email \\",
                 "      --payload '{\"to\":\"ada@example.com\"}' --delay 10m"})
-final class EnqueueCommand implements Callable<Integer> {
+final class EnqueueCommand extends DatabaseCommand {
 
     /**
      * Reads payloads as the API does: exact decimals, so no number changes on its way to the
@@ -40,12 +36,6 @@ final class EnqueueCommand implements Callable<Integer> {
     static final ObjectMapper JSON = JsonMapper.builder().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    DatabaseOptions database;
 
     @Option(names = "--kind", required = true, paramLabel = "KIND", order = 1,
             description = "The job's kind, which selects its handler.")

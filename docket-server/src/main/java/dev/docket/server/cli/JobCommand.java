@@ -6,29 +6,19 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.docket.JobInfo;
 import dev.docket.server.api.Views;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code docket job ID}: one job as JSON, payload and error history included. */
 @Command(name = "job", mixinStandardHelpOptions = true, subcommands = JobExplainCommand.class,
         description = {"Prints one job as JSON, wherever it is (waiting, running, completed, cancelled or dead), "
                 + "with its payload and its error history.",
                 "The payload is shown: whoever runs this command can read the database anyway."})
-final class JobCommand implements Callable<Integer> {
+final class JobCommand extends DatabaseCommand {
 
     static final ObjectMapper JSON = new ObjectMapper().registerModule(new JavaTimeModule())
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
             .enable(SerializationFeature.INDENT_OUTPUT);
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    DatabaseOptions database;
 
     /** Optional to picocli, so that {@code docket job explain ID} is not refused for want of the job's own ID. */
     @Parameters(paramLabel = "ID", arity = "0..1", description = "The job id.")

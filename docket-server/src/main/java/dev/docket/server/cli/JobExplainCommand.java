@@ -3,13 +3,9 @@ package dev.docket.server.cli;
 import dev.docket.JobExplanation;
 import dev.docket.server.api.OperationsViews;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code docket job explain ID}: why the job is not running, or what it is doing. */
 @Command(name = "explain", mixinStandardHelpOptions = true,
@@ -17,13 +13,7 @@ import picocli.CommandLine.Spec;
                 + "off, its queue paused or at its cap, its tenant at its cap, no live worker for its queue or kind, "
                 + "waiting for a newer worker version, every slot busy (with the backlog ahead), or running (where, "
                 + "since when, lease until).", "The payload is never shown."})
-final class JobExplainCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    DatabaseOptions database;
+final class JobExplainCommand extends DatabaseCommand {
 
     @Parameters(paramLabel = "ID", description = "The job id.")
     long id;

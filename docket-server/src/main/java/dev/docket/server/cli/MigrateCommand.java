@@ -2,12 +2,8 @@ package dev.docket.server.cli;
 
 import dev.docket.Docket;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code docket migrate}: creates or upgrades Docket's tables, or prints their SQL. */
 @Command(name = "migrate", mixinStandardHelpOptions = true, sortOptions = false,
@@ -16,13 +12,7 @@ import picocli.CommandLine.Spec;
                         + "the schema is current.",
                 "With --print, writes the whole schema as SQL to stdout instead, for teams that apply "
                         + "migrations with Flyway or Liquibase; that touches no database."})
-final class MigrateCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    DatabaseOptions database;
+final class MigrateCommand extends DatabaseCommand {
 
     @Option(names = "--print", order = 1, description = "Print the migration SQL instead of applying it (needs no database).")
     boolean print;

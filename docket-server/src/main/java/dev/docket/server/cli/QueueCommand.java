@@ -8,11 +8,8 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code docket queue}: cluster-wide queue settings. */
 @Command(name = "queue", mixinStandardHelpOptions = true,
@@ -48,13 +45,7 @@ final class QueueCommand implements Callable<Integer> {
 
     @Command(name = "list", mixinStandardHelpOptions = true,
             description = "Lists the queues with settings of their own, and the running jobs per tenant.")
-    static final class ListCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DatabaseOptions database;
+    static final class ListCommand extends DatabaseCommand {
 
         @Override
         public Integer call() {
@@ -85,13 +76,7 @@ final class QueueCommand implements Callable<Integer> {
     }
 
     /** Pause and resume: the same command but for the flag it sets. */
-    abstract static class SetPausedCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DatabaseOptions database;
+    abstract static class SetPausedCommand extends DatabaseCommand {
 
         @Parameters(paramLabel = "NAME", description = "The queue.")
         String name;
@@ -140,13 +125,7 @@ final class QueueCommand implements Callable<Integer> {
             description = {"Shows or sets how many of the queue's jobs run at once across the cluster, in all and per tenant.",
                     "Without an option it shows the caps. A cap you do not give keeps its value; --clear removes both",
                     "first (so `--clear --max-running 5` leaves only that cap)."})
-    static final class LimitsCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DatabaseOptions database;
+    static final class LimitsCommand extends DatabaseCommand {
 
         @Parameters(paramLabel = "NAME", description = "The queue.")
         String name;

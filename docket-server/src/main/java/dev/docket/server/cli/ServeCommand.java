@@ -7,12 +7,8 @@ import dev.docket.server.metrics.QueueMetrics;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code docket serve}: the REST API, the dashboard, metrics, and the maintenance leader. */
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
@@ -26,13 +22,7 @@ import picocli.CommandLine.Spec;
         footerHeading = "%nExample:%n",
         footer = {"  DOCKET_TOKENS=admin:$(openssl rand -hex 32) \\",
                 "      docket serve --host 0.0.0.0 --database-url postgres://app@db/app"})
-final class ServeCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    DatabaseOptions database;
+final class ServeCommand extends DatabaseCommand {
 
     @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "127.0.0.1", order = 1,
             description = "The address to listen on (default: ${DEFAULT-VALUE}).")

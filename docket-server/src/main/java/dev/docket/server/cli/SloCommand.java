@@ -9,10 +9,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code docket slo}: the service-level objectives doctor checks and the server exports as gauges. */
 @Command(name = "slo", mixinStandardHelpOptions = true,
@@ -38,13 +35,7 @@ final class SloCommand implements Callable<Integer> {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists every objective set.")
-    static final class ListCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DatabaseOptions database;
+    static final class ListCommand extends DatabaseCommand {
 
         @Override
         public Integer call() {
@@ -69,13 +60,7 @@ final class SloCommand implements Callable<Integer> {
     @Command(name = "set", mixinStandardHelpOptions = true,
             description = {"Sets a queue's lag objective (--queue NAME --lag D) or a kind's pickup p99 objective "
                     + "(--kind KIND --pickup-p99 D); D is more than 0 and at most 30d."})
-    static final class SetCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DatabaseOptions database;
+    static final class SetCommand extends DatabaseCommand {
 
         @ArgGroup(multiplicity = "1")
         Target target;
@@ -116,13 +101,7 @@ final class SloCommand implements Callable<Integer> {
     }
 
     @Command(name = "clear", mixinStandardHelpOptions = true, description = "Removes a queue's or a kind's objective.")
-    static final class ClearCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DatabaseOptions database;
+    static final class ClearCommand extends DatabaseCommand {
 
         @ArgGroup(multiplicity = "1")
         Target target;

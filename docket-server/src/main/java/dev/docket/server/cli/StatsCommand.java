@@ -7,25 +7,15 @@ import dev.docket.server.api.Views;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code docket stats}: what each queue and kind is doing, cluster-wide. */
 @Command(name = "stats", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Prints what each queue and kind is doing across the cluster: jobs by state, lag (how long "
                 + "the oldest ready job has waited), completed and failed in the last minute, dead-letter size and "
                 + "its growth in 24 h, and pickup latency (due to claimed) p50/p99 over the last 5 minutes."})
-final class StatsCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    DatabaseOptions database;
+final class StatsCommand extends DatabaseCommand {
 
     @Option(names = "--json", order = 1, description = "Print JSON (the shape of GET /api/stats) instead of a table.")
     boolean json;

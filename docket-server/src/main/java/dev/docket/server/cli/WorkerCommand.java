@@ -13,13 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
-import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code docket worker}: a worker process for the demo kinds and for handlers from your jars. */
 @Command(name = "worker", mixinStandardHelpOptions = true, sortOptions = false,
@@ -37,13 +33,7 @@ import picocli.CommandLine.Spec;
         footerHeading = "%nExample:%n",
         footer = {"  docket worker --database-url postgres://app:secret@db/app \\",
                 "      --queue default=16 --queue email=4 --lease 1m"})
-final class WorkerCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    DatabaseOptions database;
+final class WorkerCommand extends DatabaseCommand {
 
     @Option(names = "--queue", paramLabel = "NAME[=CONCURRENCY]", order = 1, converter = Converters.QueueConverter.class,
             description = "A queue to serve and how many of its jobs run at once (default concurrency "
