@@ -13,21 +13,15 @@ import java.util.List;
  * The runbook as checks ({@link dev.docket.DocketAdmin#doctor}): each check adds findings with a cause,
  * evidence and a fix. A check that cannot run (a privilege missing, say) becomes a {@code check_failed}
  * warning and the others still run.
+ *
+ * @param store            the tables it reads
+ * @param schema           their schema's name
+ * @param historyRetention how long completed jobs are kept, for the partitions overdue for dropping
  */
-public final class Doctor {
+public record Doctor(Database store, String schema, Duration historyRetention) {
 
     private interface Check {
         void run() throws SQLException;
-    }
-
-    private final Database store;
-    private final String schema;
-    private final Duration historyRetention;
-
-    public Doctor(Database store, String schema, Duration historyRetention) {
-        this.store = store;
-        this.schema = schema;
-        this.historyRetention = historyRetention;
     }
 
     public DoctorReport run(DoctorOptions options) throws SQLException {

@@ -12,19 +12,14 @@ import java.time.Duration;
  * {@code {"queue": "email", "lagSeconds": 30}} or {@code {"kind": "send_email", "pickupP99Seconds": 0.5}};
  * the value must be present, and {@code null} clears it (a body without it is refused, so that a typo
  * never clears an objective).
+ *
+ * @param admin  reads and sets the objectives
+ * @param bodies reads request bodies
  */
-public final class SlosApi {
+public record SlosApi(DocketAdmin admin, Bodies bodies) {
 
     /** {@code PUT /api/slos}'s body; the objective fields are JSON trees so that an explicit null tells from an absent field. */
     record SloRequest(String queue, String kind, JsonNode lagSeconds, JsonNode pickupP99Seconds) {
-    }
-
-    private final DocketAdmin admin;
-    private final Bodies bodies;
-
-    public SlosApi(DocketAdmin admin, Bodies bodies) {
-        this.admin = admin;
-        this.bodies = bodies;
     }
 
     public void register(Javalin app) {
