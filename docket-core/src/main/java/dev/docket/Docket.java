@@ -68,7 +68,8 @@ public final class Docket extends Enqueuer implements AutoCloseable {
     private final Shared shared;
     private final Duration migrationLockTimeout;
     private final JobInserter inserter;
-    private final MeterRegistry meterRegistry;
+    /** Not a MeterRegistry field: reflection on Docket (a framework's bean introspection) must not need Micrometer. */
+    private final Optional<MeterRegistry> meterRegistry;
     private final KindLabels kindLabels;
     /** The database-read gauges, refreshed while this instance is open; null without a registry. */
     private final Lifecycle gauges;
@@ -79,7 +80,7 @@ public final class Docket extends Enqueuer implements AutoCloseable {
         this.schema = new SchemaName(b.schema);
         PayloadCodec codec = new PayloadCodec(b.objectMapper, b.maxPayloadBytes);
         this.store = new Database(dataSource, schema, b.objectMapper);
-        this.meterRegistry = b.meterRegistry;
+        this.meterRegistry = Optional.ofNullable(b.meterRegistry);
         this.kindLabels = new KindLabels(b.metricsKindLimit);
         JobObserver observer = JobObserver.create(b.meterRegistry, kindLabels, b.openTelemetry);
         this.kinds = b.kinds.build(codec, b.defaultRetryPolicy, observer);
@@ -196,7 +197,7 @@ public final class Docket extends Enqueuer implements AutoCloseable {
      * without one. A server that exposes this registry serves the library's metrics with its own.
      */
     public Optional<MeterRegistry> meterRegistry() {
-        return Optional.ofNullable(meterRegistry);
+        return meterRegistry;
     }
 
     /**

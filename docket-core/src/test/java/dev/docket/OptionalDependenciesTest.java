@@ -38,6 +38,9 @@ class OptionalDependenciesTest extends DocketTest {
                     .isInstanceOf(ClassNotFoundException.class);
 
             Class<?> docketClass = Class.forName("dev.docket.Docket", true, loader);
+            // What a framework's bean introspection does with the Docket bean (Spring's does, on every bean).
+            assertThat(docketClass.getDeclaredFields()).isNotEmpty();
+            assertThat(docketClass.getDeclaredMethods()).isNotEmpty();
             Object builder = docketClass.getMethod("builder", DataSource.class).invoke(null, dataSource());
             // Not through Class.getMethod: listing the builder's methods resolves meterRegistry(MeterRegistry)'s
             // parameter type, so reflection over the whole builder needs Micrometer; calling it does not.
