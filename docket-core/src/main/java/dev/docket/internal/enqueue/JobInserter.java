@@ -40,7 +40,7 @@ public final class JobInserter implements AutoCloseable {
     /** {@code notifier} null: enqueues notify nobody, and workers find jobs by polling. */
     public JobInserter(DataSource dataSource, Database store, SchemaCheck schemaCheck, EnqueueNotifier notifier,
                        Consumer<Set<String>> wakeLocalWorkers) {
-        this.jdbc = new Jdbc(dataSource);
+        this.jdbc = new Jdbc(dataSource, store.networkTimeout());
         this.store = store;
         this.schemaCheck = schemaCheck;
         this.notifier = notifier;
