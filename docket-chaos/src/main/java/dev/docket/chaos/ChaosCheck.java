@@ -46,22 +46,26 @@ final class ChaosCheck {
     }
 
     /**
-     * The bound of a re-claim that also waited for the database or a new maintenance leader: as
-     * {@link #bound()}, plus the database outage, plus a leader failover (the dead leader's lease, half
-     * the job lease in {@link ChaosWorker}, and one election round, a third of that).
+     * The bound of one re-claim: {@link #bound()}, plus the database outage if it fell in between,
+     * plus a leader failover (the dead leader's lease, half the job lease in {@link ChaosWorker}, and
+     * one election round, a third of that) for each new maintenance leader elected in between: the
+     * rescue cannot run without the database, nor without a leader.
      */
-    Duration boundAfterLeaderChange() {
+    Duration bound(Instant from, Instant to, LeaderLog leaders) {
         Duration leaderLease = o.lease().dividedBy(2);
-        Duration outage = database.outageStart() == null ? Duration.ZERO
-                : Duration.between(database.outageStart(), database.outageEnd());
-        return bound().plus(outage).plus(leaderLease).plus(leaderLease.dividedBy(3));
+        Duration b = bound().plus(leaderLease.plus(leaderLease.dividedBy(3))
+                .multipliedBy(leaders.changesBetween(from, to)));
+        Instant start = database.outageStart();
+        if (start != null && start.isBefore(to) && database.outageEnd().isAfter(from)) {
+            b = b.plus(Duration.between(start, database.outageEnd()));
+        }
+        return b;
     }
 
     ChaosReport run(List<Long> enqueued, Set<Long> lostToFailover, LeaderLog leaders) throws SQLException {
         ChaosReport r = new ChaosReport(o.poison());
         r.enqueued = enqueued.size();
         r.bound = bound();
-        r.leaderChangeBound = boundAfterLeaderChange();
         Set<Long> completed = new HashSet<>();
         try (Connection c = db.getConnection(); Statement st = c.createStatement()) {
             try (ResultSet rs = st.executeQuery("SELECT id, count(*) FROM " + S
@@ -149,11 +153,6 @@ final class ChaosCheck {
                 && !executionStart.isAfter(database.outageEnd().plusSeconds(1));
     }
 
-    private boolean overlapsOutage(Instant from, Instant to) {
-        Instant start = database.outageStart();
-        return start != null && start.isBefore(to) && database.outageEnd().isAfter(from);
-    }
-
     /** The cron ticks: one job per slot however leadership moved (their unique key is the slot). */
     private void cron(Statement st, ChaosReport r) throws SQLException {
         try (ResultSet rs = st.executeQuery("SELECT count(*), count(*) - count(DISTINCT unique_key) FROM " + S
@@ -195,9 +194,7 @@ final class ChaosCheck {
                         r.neverReclaimed++;
                     } else {
                         long ms = Duration.between(loss.at(), at.toInstant()).toMillis();
-                        boolean waited = leaders.changedBetween(loss.at(), at.toInstant())
-                                || overlapsOutage(loss.at(), at.toInstant());
-                        (waited ? r.reclaimAfterLeaderChangeMillis : r.reclaimMillis).add(ms);
+                        r.reclaimed(ms, bound(loss.at(), at.toInstant(), leaders).toMillis());
                         max = Math.max(max, ms);
                     }
                 }
@@ -216,8 +213,25 @@ final class ChaosCheck {
         r.figure("maintenance leaders at the end", Long.toString(leaders), leaders == 1);
     }
 
-    /** The first execution each of {@code workers} started after {@code since}: null for one that started none. */
-    Map<String, Instant> firstExecutions(Collection<String> workers, Instant since) throws SQLException {
+    /**
+     * Whether each of {@code workers} started a job again after {@code since} without a restart (one the
+     * harness killed, or a poison job halted, before it could is excused), and how long after {@code from}
+     * the slowest did: at most {@code bound}.
+     */
+    void resumed(ChaosReport r, String what, Collection<String> workers, Instant since, Instant from, Duration bound)
+            throws SQLException {
+        Map<String, Instant> first = firstExecutions(workers, since);
+        long slowest = first.values().stream().mapToLong(t -> Duration.between(from, t).toMillis()).max().orElse(-1);
+        long gone = workers.stream().filter(w -> !first.containsKey(w))
+                .filter(w -> fleet.disturbance(w) != null && fleet.disturbance(w).matches(".*(killed|crashed).*")).count();
+        r.figure(what + " working again (no restart)", first.size() + " of " + workers.size()
+                + (gone > 0 ? " (" + gone + " died first)" : ""), first.size() + gone == workers.size() && !first.isEmpty());
+        r.figure("  ... the last after", slowest + " ms (bound " + bound.toMillis() + " ms)",
+                slowest >= 0 && slowest <= bound.toMillis());
+    }
+
+    /** The first execution each of {@code workers} started after {@code since}; none for one that started none. */
+    private Map<String, Instant> firstExecutions(Collection<String> workers, Instant since) throws SQLException {
         Map<String, Instant> first = new HashMap<>();
         try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT worker, min(at) FROM "
                 + S + ".ledger WHERE worker = ANY (?) AND at > ? GROUP BY worker")) {

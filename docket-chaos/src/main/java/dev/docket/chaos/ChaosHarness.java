@@ -117,11 +117,21 @@ public final class ChaosHarness {
     private List<Long> produceWithChaos(Docket docket, long started) throws Exception {
         List<Long> ids = new ArrayList<>(o.jobs() + o.poison());
         long runNanos = o.duration().toNanos();
-        long nextKill = started + o.killEvery().toNanos();
-        long zombieAt = o.zombie() ? started + runNanos / 4 : Long.MAX_VALUE;
-        long disruptAt = o.disrupt() ? started + runNanos / 2 : Long.MAX_VALUE;
-        // Long jobs go in shortly before a cut, so that the cut host is running some when it heals.
-        long longJobsAt = o.longJobs() > 0 ? disruptAt - TimeUnit.SECONDS.toNanos(2) : Long.MAX_VALUE;
+        Disturbances schedule = new Disturbances(o, started, fleet, () -> {
+            List<NewJob> longOnes = new ArrayList<>();
+            for (int i = 0; i < o.longJobs(); i++) {
+                longOnes.add(NewJob.of("chaos", new ChaosWorker.Work(-1000 - i, (int) o.longJobWork().toMillis(), false)));
+            }
+            longJobs.addAll(enqueueRetrying(docket, longOnes));
+            ids.addAll(longJobs);
+        }, () -> {
+            aliveAtDisruption = fleet.alive();
+            if (cut != null) {
+                cut.run();
+            } else {
+                database.disrupt();
+            }
+        });
         int batches = 100;
         for (int b = 0; b < batches; b++) {
             List<NewJob> batch = new ArrayList<>();
@@ -139,35 +149,16 @@ public final class ChaosHarness {
             }
             ids.addAll(enqueueRetrying(docket, batch));
             long batchDeadline = started + runNanos * (b + 1) / batches;
-            while (System.nanoTime() < batchDeadline) {
-                long now = System.nanoTime();
-                if (now >= nextKill) {
-                    fleet.killOne();
-                    nextKill = now + o.killEvery().toNanos();
-                } else if (now >= zombieAt) {
-                    fleet.zombie();
-                    zombieAt = Long.MAX_VALUE;
-                } else if (now >= longJobsAt) {
-                    List<NewJob> longOnes = new ArrayList<>();
-                    for (int i = 0; i < o.longJobs(); i++) {
-                        longOnes.add(NewJob.of("chaos", new ChaosWorker.Work(-1000 - i, (int) o.longJobWork().toMillis(), false)));
-                    }
-                    longJobs.addAll(enqueueRetrying(docket, longOnes));
-                    ids.addAll(longJobs);
-                    longJobsAt = Long.MAX_VALUE;
-                } else if (now >= disruptAt) {
-                    aliveAtDisruption = fleet.alive();
-                    if (cut != null) {
-                        cut.run();
-                    } else {
-                        database.disrupt();
-                    }
-                    disruptAt = Long.MAX_VALUE;
-                } else {
+            do {
+                if (!schedule.runDue(System.nanoTime())) {
                     fleet.replaceCrashed();
                     TimeUnit.MILLISECONDS.sleep(50);
                 }
-            }
+            } while (System.nanoTime() < batchDeadline);
+        }
+        // A stall or a cut can push the events past the last batch: they still happen, in order.
+        while (schedule.runOverdue()) {
+            fleet.replaceCrashed();
         }
         return ids;
     }
@@ -220,8 +211,7 @@ public final class ChaosHarness {
         ChaosReport report = Sql.retrying(() -> check.run(enqueued, lostToFailover, leaders));
         report.absorb(live);
         if (audit != null) {
-            List<String> across = aliveAtDisruption.stream().filter(alive::contains).toList();
-            audit.resumption(report, check, across);
+            audit.resumption(report, check, aliveAtDisruption);
         }
         if (cut != null) {
             cut.check(report, check, longJobs);

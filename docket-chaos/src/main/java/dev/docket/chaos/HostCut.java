@@ -99,11 +99,6 @@ final class HostCut {
         r.figure("cut host's handlers of lost jobs interrupted", interrupted + " of " + lostHandlers,
                 lostHandlers > 0 && interrupted == lostHandlers);
         r.figure("  heal -> last interrupt", lastMillis + " ms (bound " + bound + " ms)", lastMillis <= bound);
-        List<String> survivors = cutWorkers.stream().filter(w -> !fleet.disturbance(w).matches(".*(killed|crashed).*"))
-                .toList();
-        Map<String, Instant> first = check.firstExecutions(survivors, healedAt);
-        long slowest = first.values().stream().mapToLong(t -> Duration.between(healedAt, t).toMillis()).max().orElse(-1);
-        r.figure("cut host's workers working again (no restart)", first.size() + " of " + survivors.size()
-                + ", last after " + slowest + " ms", first.size() == survivors.size());
+        check.resumed(r, "cut host's workers", cutWorkers, healedAt, healedAt, interruptBound());
     }
 }

@@ -43,9 +43,9 @@ final class LeaderLog {
         return new LeaderLog(elections);
     }
 
-    /** Whether a leader other than the first was elected after {@code from} and no later than {@code to}. */
-    boolean changedBetween(Instant from, Instant to) {
+    /** How many leaders, other than the first, were elected after {@code from} and no later than {@code to}. */
+    long changesBetween(Instant from, Instant to) {
         Instant first = elections.stream().min(Instant::compareTo).orElse(Instant.MAX);
-        return elections.stream().anyMatch(t -> t.isAfter(from) && !t.isAfter(to) && !t.equals(first));
+        return elections.stream().filter(t -> t.isAfter(from) && !t.isAfter(to) && !t.equals(first)).count();
     }
 }

@@ -52,6 +52,10 @@ final class PgCtl {
 
     private void run(String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
+        if ("root".equals(System.getProperty("user.name"))) {
+            // PostgreSQL refuses to run as root; like zonky, run it in a user namespace of its own, where it is not.
+            command.addAll(List.of("unshare", "-U"));
+        }
         command.add(binDir.resolve("pg_ctl").toString());
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
