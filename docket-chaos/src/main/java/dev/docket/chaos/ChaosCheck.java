@@ -32,12 +32,15 @@ final class ChaosCheck {
     private final DataSource db;
     private final WorkerFleet fleet;
     private final ChaosDatabase database;
+    private final Outage outage;
 
-    ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosDatabase database) {
+    /** @param outage the disruption's, or null when there was none */
+    ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosDatabase database, Outage outage) {
         this.o = options;
         this.db = db;
         this.fleet = fleet;
         this.database = database;
+        this.outage = outage;
     }
 
     /** The re-claim bound: a lease, one maintenance interval (the rescuer's), and 2 s for a producer to claim. */
@@ -55,9 +58,8 @@ final class ChaosCheck {
         Duration leaderLease = o.lease().dividedBy(2);
         Duration b = bound().plus(leaderLease.plus(leaderLease.dividedBy(3))
                 .multipliedBy(leaders.changesBetween(from, to)));
-        Instant start = database.outageStart();
-        if (start != null && start.isBefore(to) && database.outageEnd().isAfter(from)) {
-            b = b.plus(Duration.between(start, database.outageEnd()));
+        if (outage != null && outage.overlaps(from, to)) {
+            b = b.plus(outage.length());
         }
         return b;
     }
@@ -148,9 +150,8 @@ final class ChaosCheck {
 
     /** Whether an execution started close enough to the outage that the outage may have cost it its lease or claim. */
     private boolean duringOutage(Instant executionStart) {
-        Instant start = database.outageStart();
-        return start != null && !executionStart.isBefore(start.minus(o.lease()).minusSeconds(1))
-                && !executionStart.isAfter(database.outageEnd().plusSeconds(1));
+        return outage != null && outage.overlaps(executionStart.minusSeconds(1),
+                executionStart.plus(o.lease()).plusSeconds(1));
     }
 
     /** The cron ticks: one job per slot however leadership moved (their unique key is the slot). */
@@ -161,11 +162,10 @@ final class ChaosCheck {
             r.figure("cron ticks completed, duplicate slots", rs.getLong(1) + ", " + rs.getLong(2),
                     rs.getLong(1) > 0 && rs.getLong(2) == 0);
         }
-        Instant end = database.outageEnd();
-        if (end != null) {
+        if (outage != null) {
             try (PreparedStatement ps = st.getConnection().prepareStatement("SELECT count(*) FROM " + S
                     + ".job_history WHERE kind = 'tick' AND attempted_at > ?")) {
-                ps.setObject(1, OffsetDateTime.ofInstant(end, java.time.ZoneOffset.UTC));
+                ps.setObject(1, OffsetDateTime.ofInstant(outage.end(), java.time.ZoneOffset.UTC));
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     r.figure("cron ticks after the " + database.disruption(), Long.toString(rs.getLong(1)),

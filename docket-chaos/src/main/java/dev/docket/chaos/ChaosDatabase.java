@@ -1,7 +1,5 @@
 package dev.docket.chaos;
 
-import java.time.Instant;
-
 /**
  * The PostgreSQL a chaos run works against, and the one outage it can cause mid-run (a restart, a
  * failover). The harness connects with {@link #harnessUrl()}; a worker on the host that reaches the
@@ -28,14 +26,8 @@ interface ChaosDatabase extends AutoCloseable {
     /** What {@link #disrupt()} does, for the report: "database restart", "failover", ... */
     String disruption();
 
-    /** Causes the outage and returns once the database takes connections again. */
-    void disrupt() throws Exception;
-
-    /** When the last {@link #disrupt()} began, or null. */
-    Instant outageStart();
-
-    /** When the last {@link #disrupt()} ended, or null. */
-    Instant outageEnd();
+    /** Causes the outage and returns, once the database takes connections again, how long it lasted. */
+    Outage disrupt() throws Exception;
 
     @Override
     void close();

@@ -40,6 +40,7 @@ public final class ChaosHarness {
     private WorkerFleet fleet;
     private HostCut cut;
     private List<String> aliveAtDisruption = List.of();
+    private Outage outage;
 
     private ChaosHarness(ChaosOptions options) throws Exception {
         this.o = options;
@@ -129,7 +130,7 @@ public final class ChaosHarness {
             if (cut != null) {
                 cut.run();
             } else {
-                database.disrupt();
+                outage = database.disrupt();
             }
         });
         int batches = 100;
@@ -192,7 +193,7 @@ public final class ChaosHarness {
     }
 
     private boolean finish(List<Long> enqueued, boolean drained, long started) throws Exception {
-        ChaosCheck check = new ChaosCheck(o, harness, fleet, database);
+        ChaosCheck check = new ChaosCheck(o, harness, fleet, database, outage);
         ChaosReport live = new ChaosReport(o.poison());
         List<String> alive = fleet.alive();
         Sql.retrying(() -> {
@@ -202,8 +203,8 @@ public final class ChaosHarness {
         fleet.stop();
         Set<Long> lostToFailover = new HashSet<>();
         FailoverAudit audit = null;
-        if (database instanceof ReplicatedServers servers && servers.outageStart() != null) {
-            audit = new FailoverAudit(servers, harness);
+        if (database instanceof ReplicatedServers servers && outage != null) {
+            audit = new FailoverAudit(servers, harness, outage);
             audit.audit(enqueued, live, runDir.resolve("old-primary.log"));
             lostToFailover.addAll(audit.lostEnqueues());
         }

@@ -29,11 +29,13 @@ final class FailoverAudit {
 
     private final ReplicatedServers servers;
     private final DataSource newPrimary;
+    private final Outage failover;
     private Set<Long> lostEnqueues = Set.of();
 
-    FailoverAudit(ReplicatedServers servers, DataSource newPrimary) {
+    FailoverAudit(ReplicatedServers servers, DataSource newPrimary, Outage failover) {
         this.servers = servers;
         this.newPrimary = newPrimary;
+        this.failover = failover;
     }
 
     /** Acknowledged enqueues the failover lost: on the old primary, not on the new one. Call after the run. */
@@ -59,7 +61,7 @@ final class FailoverAudit {
         }
         lostEnqueues = lost;
         r.lossAllowed = !servers.synchronous();
-        long rerun = rerunAfter(finishedOnOld, servers.outageStart());
+        long rerun = rerunAfter(finishedOnOld, failover.start());
         r.figure("completions only the old primary had (ran again)", Long.toString(rerun), true);
     }
 
@@ -78,10 +80,8 @@ final class FailoverAudit {
 
     /** Promotion time, and every worker alive at the failover resuming on the new primary without a restart. */
     void resumption(ChaosReport r, ChaosCheck check, Collection<String> aliveAtFailover) throws SQLException {
-        Instant killed = servers.outageStart();
-        r.figure("primary killed -> standby promoted", Duration.between(killed, servers.outageEnd()).toMillis() + " ms",
-                true);
-        check.resumed(r, "workers of the old primary", aliveAtFailover, servers.outageEnd(), killed, RESUME_BOUND);
+        r.figure("primary killed -> standby promoted", failover.length().toMillis() + " ms", true);
+        check.resumed(r, "workers of the old primary", aliveAtFailover, failover.end(), failover.start(), RESUME_BOUND);
     }
 
     private static Set<Long> ids(DataSource ds, String sql) throws SQLException {

@@ -7,7 +7,6 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Instant;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
@@ -110,18 +109,8 @@ final class PgBouncerFront implements ChaosDatabase {
     }
 
     @Override
-    public void disrupt() throws IOException {
-        server.disrupt();
-    }
-
-    @Override
-    public Instant outageStart() {
-        return server.outageStart();
-    }
-
-    @Override
-    public Instant outageEnd() {
-        return server.outageEnd();
+    public Outage disrupt() throws IOException {
+        return server.disrupt();
     }
 
     @Override

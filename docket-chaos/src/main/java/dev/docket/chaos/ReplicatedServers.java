@@ -8,7 +8,6 @@ import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
@@ -37,9 +36,6 @@ final class ReplicatedServers implements ChaosDatabase {
     private final PgCtl pgCtl;
     private final Path standbyDir;
     private final int standbyPort;
-    private Instant outageStart;
-    private Instant outageEnd;
-    private Path oldPrimaryDir;
 
     ReplicatedServers(Path runDir, boolean synchronous) throws Exception {
         this.synchronous = synchronous;
@@ -121,15 +117,15 @@ final class ReplicatedServers implements ChaosDatabase {
     }
 
     @Override
-    public void disrupt() throws Exception {
+    public Outage disrupt() throws Exception {
         System.out.println("chaos: failover: killing the primary (pg_ctl stop -m immediate), promoting the standby");
-        outageStart = Instant.now();
+        Instant start = Instant.now();
         pgCtl.stopImmediately(primary.dataDir());
         pgCtl.promote(standbyDir);
-        outageEnd = Instant.now();
-        oldPrimaryDir = primary.dataDir();
+        Outage outage = new Outage(start, Instant.now());
         System.out.printf(Locale.ROOT, "chaos: standby promoted %d ms after the primary was killed%n",
-                Duration.between(outageStart, outageEnd).toMillis());
+                outage.length().toMillis());
+        return outage;
     }
 
     /**
@@ -140,11 +136,11 @@ final class ReplicatedServers implements ChaosDatabase {
     OldPrimary openOldPrimary(Path log) throws Exception {
         int port = freePort();
         // Crash recovery must not wait for a synchronous standby: it takes no writes from anyone anyway.
-        pgCtl.start(oldPrimaryDir, port, Map.of("synchronous_standby_names", "''"), log);
+        pgCtl.start(primary.dataDir(), port, Map.of("synchronous_standby_names", "''"), log);
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setUrl("jdbc:postgresql://127.0.0.1:" + port + "/postgres");
         ds.setUser("postgres");
-        return new OldPrimary(ds, () -> pgCtl.stopFast(oldPrimaryDir));
+        return new OldPrimary(ds, () -> pgCtl.stopFast(primary.dataDir()));
     }
 
     /** The killed primary, opened again for reading. */
@@ -157,16 +153,6 @@ final class ReplicatedServers implements ChaosDatabase {
         public void close() throws Exception {
             stop.run();
         }
-    }
-
-    @Override
-    public Instant outageStart() {
-        return outageStart;
-    }
-
-    @Override
-    public Instant outageEnd() {
-        return outageEnd;
     }
 
     @Override

@@ -23,8 +23,6 @@ final class SingleServer implements ChaosDatabase {
     private final Map<String, String> config;
     private EmbeddedPostgres postgres;
     private int port;
-    private Instant outageStart;
-    private Instant outageEnd;
 
     SingleServer(Path dataDir, Map<String, String> config) throws IOException, SQLException {
         this.dataDir = dataDir;
@@ -83,24 +81,14 @@ final class SingleServer implements ChaosDatabase {
     }
 
     @Override
-    public void disrupt() throws IOException {
-        System.out.println("chaos: restarting PostgreSQL at " + Instant.now());
-        outageStart = Instant.now();
+    public Outage disrupt() throws IOException {
+        Instant start = Instant.now();
+        System.out.println("chaos: restarting PostgreSQL at " + start);
         postgres.close();
         start(true);
-        outageEnd = Instant.now();
-        System.out.printf(Locale.ROOT, "chaos: PostgreSQL back after %d ms%n",
-                Duration.between(outageStart, outageEnd).toMillis());
-    }
-
-    @Override
-    public Instant outageStart() {
-        return outageStart;
-    }
-
-    @Override
-    public Instant outageEnd() {
-        return outageEnd;
+        Outage outage = new Outage(start, Instant.now());
+        System.out.printf(Locale.ROOT, "chaos: PostgreSQL back after %d ms%n", outage.length().toMillis());
+        return outage;
     }
 
     @Override
