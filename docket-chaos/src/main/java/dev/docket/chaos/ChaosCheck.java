@@ -133,7 +133,7 @@ final class ChaosCheck {
                     if (run.planned()) {
                         r.explained.merge("failed on purpose", 1, Integer::sum);
                     } else if (disturbance != null) {
-                        r.explained.merge(disturbance.replaceAll(".*(killed|stalled|crashed|partitioned).*", "$1"),
+                        r.explained.merge(disturbance.replaceAll(".*?(killed|stalled|crashed|partitioned).*", "$1"),
                                 1, Integer::sum);
                     } else if (duringOutage(run.at())) {
                         r.explained.merge(database.disruption(), 1, Integer::sum);

@@ -121,7 +121,8 @@ public final class ChaosHarness {
         Disturbances schedule = new Disturbances(o, started, fleet, () -> {
             List<NewJob> longOnes = new ArrayList<>();
             for (int i = 0; i < o.longJobs(); i++) {
-                longOnes.add(NewJob.of("chaos", new ChaosWorker.Work(-1000 - i, (int) o.longJobWork().toMillis(), false)));
+                longOnes.add(NewJob.of("chaos", new ChaosWorker.Work(-1000 - i, random.nextInt(1, 20), false, HostCut.HOST,
+                        (int) o.longJobWork().toMillis())));
             }
             longJobs.addAll(enqueueRetrying(docket, longOnes));
             ids.addAll(longJobs);
@@ -140,11 +141,11 @@ public final class ChaosHarness {
             int to = (int) ((long) o.jobs() * (b + 1) / batches);
             for (int i = from; i < to; i++) {
                 // One job in fifty fails its first attempt: retries run through every deployment too.
-                batch.add(NewJob.of("chaos", new ChaosWorker.Work(i, random.nextInt(1, 20), i % 50 == 7)));
+                batch.add(NewJob.of("chaos", ChaosWorker.Work.of(i, random.nextInt(1, 20), i % 50 == 7)));
             }
             if (b == batches / 3) {
                 for (int i = 0; i < o.poison(); i++) {
-                    batch.add(NewJob.of("poison", new ChaosWorker.Work(-i, 0, false),
+                    batch.add(NewJob.of("poison", ChaosWorker.Work.of(-i, 0, false),
                             JobOptions.builder().maxAttempts(3).build()));
                 }
             }

@@ -47,9 +47,13 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
         return lease.multipliedBy(2).plusSeconds(1);
     }
 
-    /** Long jobs enqueued just before the cut, so the cut host is running some when it heals; 0 unless partition. */
+    /**
+     * Jobs slow on the host to be cut, enqueued just before the cut, enough to fill every slot: elsewhere
+     * they finish at once, so the host's slots fill with them and it still runs some when it heals.
+     * None unless partition.
+     */
     int longJobs() {
-        return scenario == Scenario.PARTITION ? workers * concurrency / 2 : 0;
+        return scenario == Scenario.PARTITION ? workers * concurrency : 0;
     }
 
     /** Long enough to still run when the cut host heals, and then some. */

@@ -16,17 +16,21 @@ import org.postgresql.ds.PGSimpleDataSource;
  * One worker process of the chaos harness. Every execution of a job first records
  * {@code (job_id, attempt, worker)} in the ledger, then "works" for the job's {@code workMs}; a
  * {@code poison} job halts the JVM as a crashing job would, a job with {@code failFirst} fails its
- * first attempt (and is retried), and a handler interrupted because its worker lost the lease
+ * first attempt (and is retried), a job slow on this worker's host works {@code slowMs}, and a handler interrupted because its worker lost the lease
  * records that in the {@code interrupts} table. The maintenance leader enqueues a {@code tick} job
  * every second (cron). The LISTEN connection is its own, unpooled, named
  * {@code chaos-listener-<worker>} so the harness can see it in {@code pg_stat_activity}.
  * SIGTERM closes the worker gracefully.
  *
- * <pre>java -cp docket-chaos.jar dev.docket.chaos.ChaosWorker JDBC_URL WORKER LEASE_MS CONCURRENCY NETWORK_TIMEOUT_MS [LISTENER_URL]</pre>
+ * <pre>java -cp docket-chaos.jar dev.docket.chaos.ChaosWorker JDBC_URL WORKER LEASE_MS CONCURRENCY NETWORK_TIMEOUT_MS HOST [LISTENER_URL]</pre>
  */
 public final class ChaosWorker {
 
-    record Work(int n, int workMs, boolean failFirst) {
+    /** A job's payload: it works {@code workMs}, or {@code slowMs} on worker host {@code slowHost} (0: none). */
+    record Work(int n, int workMs, boolean failFirst, int slowHost, int slowMs) {
+        static Work of(int n, int workMs, boolean failFirst) {
+            return new Work(n, workMs, failFirst, 0, 0);
+        }
     }
 
     private ChaosWorker() {
@@ -38,7 +42,8 @@ public final class ChaosWorker {
         Duration lease = Duration.ofMillis(Long.parseLong(args[2]));
         int concurrency = Integer.parseInt(args[3]);
         Duration networkTimeout = Duration.ofMillis(Long.parseLong(args[4]));
-        String listenerUrl = args.length > 5 ? args[5] : url;
+        int host = Integer.parseInt(args[5]);
+        String listenerUrl = args.length > 6 ? args[6] : url;
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername("postgres");
@@ -50,7 +55,7 @@ public final class ChaosWorker {
         HikariDataSource dataSource = new HikariDataSource(config);
         Docket docket = Docket.builder(dataSource).schema(ChaosHarness.SCHEMA)
                 .networkTimeout(networkTimeout)
-                .periodic(PeriodicJob.of("tick", "* * * * * *", "tick", new Work(0, 0, false)))
+                .periodic(PeriodicJob.of("tick", "* * * * * *", "tick", Work.of(0, 0, false)))
                 .build();
         Worker worker = docket.worker()
                 .workerId(name)
@@ -69,7 +74,7 @@ public final class ChaosWorker {
                         throw new IllegalStateException("failing the first attempt on purpose");
                     }
                     try {
-                        Thread.sleep(work.workMs());
+                        Thread.sleep(work.slowHost() == host ? work.slowMs() : work.workMs());
                     } catch (InterruptedException e) {
                         record(dataSource, "interrupts", ctx.jobId(), ctx.attempt(), name);
                         throw e;

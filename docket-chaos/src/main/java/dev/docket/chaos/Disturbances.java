@@ -4,8 +4,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * When a run's disturbances happen: a SIGKILL every {@code --kill-every}, the zombie at a quarter of
- * the run, the scenario's disruption (restart, failover, cut) at half, and for a cut the long jobs
- * two seconds before it. One event runs at a time, in that order of precedence, each when due.
+ * the run, the scenario's disruption (restart, failover, cut) at half, and for a cut the jobs slow on
+ * the host to be cut two seconds before it. One event runs at a time, in that order of precedence, each when due.
  */
 final class Disturbances {
 

@@ -54,7 +54,7 @@ final class WorkerFleet {
         command.addAll(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), ChaosWorker.class.getName(),
                 database.workerUrl(address), name, Long.toString(o.lease().toMillis()), Integer.toString(o.concurrency()),
-                Long.toString(o.networkTimeout().toMillis())));
+                Long.toString(o.networkTimeout().toMillis()), Integer.toString(host)));
         String listener = database.listenerUrl(address);
         if (listener != null) {
             command.add(listener);
