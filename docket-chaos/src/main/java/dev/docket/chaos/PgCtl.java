@@ -1,17 +1,16 @@
 package dev.docket.chaos;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import javax.sql.DataSource;
 
 /**
  * {@code pg_ctl} of the embedded PostgreSQL binaries, for the servers the harness runs itself (a
  * standby, a second primary). The binaries are those zonky unpacked for the first server: found
- * through the executable of one of its backends, since zonky does not say where it put them.
+ * through the executable of its postmaster, since zonky does not say where it put them.
  */
 final class PgCtl {
 
@@ -21,11 +20,11 @@ final class PgCtl {
         this.binDir = binDir;
     }
 
-    /** The binaries of the server {@code dataSource} reaches (which must run on this machine). */
-    static PgCtl of(DataSource dataSource) throws SQLException {
-        long pid = Sql.count(dataSource, "SELECT pg_backend_pid()");
+    /** The binaries of the server running on {@code dataDir} (its pid file's first line is the postmaster's pid). */
+    static PgCtl of(Path dataDir) throws IOException {
+        long pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).getFirst().strip());
         String postgres = ProcessHandle.of(pid).flatMap(p -> p.info().command())
-                .orElseThrow(() -> new IllegalStateException("cannot find the postgres executable of backend " + pid));
+                .orElseThrow(() -> new IllegalStateException("cannot find the executable of postmaster " + pid));
         return new PgCtl(Path.of(postgres).getParent());
     }
 

@@ -41,7 +41,7 @@ final class ReplicatedServers implements ChaosDatabase {
         this.synchronous = synchronous;
         this.primary = new SingleServer(runDir.resolve("primary"), CONFIG);
         DataSource direct = primary.postgres().getPostgresDatabase();
-        this.pgCtl = PgCtl.of(direct);
+        this.pgCtl = PgCtl.of(primary.dataDir());
         this.standbyDir = runDir.resolve("standby");
         this.standbyPort = freePort();
         cloneStandby(direct);
