@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
  * workload on this machine: two queues, one producer thread per queue enqueueing in batches, each
  * queue worked at the same concurrency, no-op handlers, durable commits ({@code synchronous_commit =
  * on}). With one server both queues live in one database; with two, each queue's database is its
- * own server (the routing {@code docs/multi-database.md} describes). Prints jobs/s end to end for
- * each, one after the other.
+ * own server (the routing {@code docs/multi-database.md} describes). After a shorter warm-up run,
+ * prints jobs/s end to end for each, one after the other.
  *
  * <pre>bin/chaos split [--jobs N]   (default 60000)</pre>
  */
@@ -42,9 +42,14 @@ public final class SplitMeasure {
             System.err.println("usage: bin/chaos split [--jobs N]   (N from 1 to 99999999, default 60000)");
             System.exit(2);
         }
+        // The chaos logging names every leader change; here only warnings matter.
+        System.setProperty("org.slf4j.simpleLogger.log.dev.docket.internal.leader", "warn");
+        System.setProperty("org.slf4j.simpleLogger.log.dev.docket.internal.maintenance.Maintainer", "warn");
         Path runDir = Files.createTempDirectory("docket-split-");
         System.out.printf(Locale.ROOT, "split: %,d no-op jobs over queues %s, %d cores; logs in %s%n", jobs, QUEUES,
                 Runtime.getRuntime().availableProcessors(), runDir);
+        // A first, shorter run warms the JIT up, so that the first measured run is not the colder one.
+        run(runDir.resolve("warm-up"), 1, Math.max(1_000, jobs / 4));
         double one = run(runDir.resolve("one"), 1, jobs);
         double two = run(runDir.resolve("two"), 2, jobs);
         System.out.printf(Locale.ROOT, "split: one server %,.0f jobs/s, two servers %,.0f jobs/s (x%.2f)%n", one, two,
