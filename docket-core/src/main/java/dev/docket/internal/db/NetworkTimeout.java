@@ -10,8 +10,9 @@ import java.util.concurrent.Executor;
  * up as dead ({@link Connection#setNetworkTimeout}, the driver's socket read timeout). A connection
  * whose peer vanished without a reset (a cut network, a host that died, a NAT that forgot it) never
  * errors by itself: without this bound a heartbeat or a claim would wait on it forever. It is set on
- * each connection Docket borrows and the previous value restored before the connection goes back,
- * which costs two socket options per borrow and no round trip. Zero leaves the connection's own
+ * each connection Docket borrows and the previous value restored before the connection goes back:
+ * a few socket-option calls per borrow (not per job: claims and outcomes borrow once per batch), no
+ * statement and no round trip. Zero leaves the connection's own
  * setting (for example PgJDBC's {@code socketTimeout}) alone.
  */
 public final class NetworkTimeout {
