@@ -216,7 +216,7 @@ public final class ChaosHarness {
             audit.resumption(report, check, aliveAtDisruption);
         }
         if (cut != null) {
-            cut.check(report, check, longJobs);
+            cut.check(report, check, longJobs, runDir);
         }
         report.print(drained, (System.nanoTime() - started) / 1e9);
         return drained && report.ok();

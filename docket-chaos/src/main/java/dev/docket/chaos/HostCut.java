@@ -1,5 +1,8 @@
 package dev.docket.chaos;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 /**
@@ -68,7 +72,7 @@ final class HostCut {
         return o.networkTimeout().plus(o.lease().dividedBy(5)).plusSeconds(3);
     }
 
-    void check(ChaosReport r, ChaosCheck check, Collection<Long> longJobs) throws SQLException {
+    void check(ChaosReport r, ChaosCheck check, Collection<Long> longJobs, Path runDir) throws SQLException, IOException {
         if (healedAt == null) {
             return;
         }
@@ -100,5 +104,13 @@ final class HostCut {
                 lostHandlers > 0 && interrupted == lostHandlers);
         r.figure("  heal -> last interrupt", lastMillis + " ms (bound " + bound + " ms)", lastMillis <= bound);
         check.resumed(r, "cut host's workers", cutWorkers, healedAt, healedAt, interruptBound());
+        long discarded = 0;
+        for (String w : cutWorkers) {
+            // The worker logs each write that its fence refused: an outcome of a job it no longer held.
+            try (Stream<String> lines = Files.lines(runDir.resolve(w + ".log"))) {
+                discarded += lines.filter(l -> l.contains("outcome discarded")).count();
+            }
+        }
+        r.figure("cut host's outcomes fenced out (discarded)", Long.toString(discarded), true);
     }
 }
