@@ -7,8 +7,10 @@ package dev.docket.chaos;
  */
 interface ChaosDatabase extends AutoCloseable {
 
-    /** The JDBC URL of the harness's own pool. */
-    String harnessUrl();
+    /** The JDBC URL of the harness's own pool: by default a worker's on this host. */
+    default String harnessUrl() {
+        return workerUrl("127.0.0.1");
+    }
 
     /** The JDBC URL through which the harness enqueues, as an application would; default the harness's. */
     default String producerUrl() {

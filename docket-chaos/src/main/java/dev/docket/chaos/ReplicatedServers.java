@@ -101,11 +101,6 @@ final class ReplicatedServers implements ChaosDatabase {
     }
 
     @Override
-    public String harnessUrl() {
-        return workerUrl("127.0.0.1");
-    }
-
-    @Override
     public String workerUrl(String address) {
         return "jdbc:postgresql://" + address + ":" + primary.port() + "," + address + ":" + standbyPort
                 + "/postgres?targetServerType=primary";

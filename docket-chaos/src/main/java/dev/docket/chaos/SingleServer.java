@@ -66,11 +66,6 @@ final class SingleServer implements ChaosDatabase {
     }
 
     @Override
-    public String harnessUrl() {
-        return workerUrl("127.0.0.1");
-    }
-
-    @Override
     public String workerUrl(String address) {
         return "jdbc:postgresql://" + address + ":" + port + "/postgres";
     }
