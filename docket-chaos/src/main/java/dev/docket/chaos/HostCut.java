@@ -45,6 +45,13 @@ final class HostCut {
     }
 
     void run() throws Exception {
+        // A cut of a host whose workers are still starting (replacements of killed ones) proves nothing: wait,
+        // up to a lease, until its workers hold jobs (the jobs slow on it went in two seconds ago).
+        long busyBy = System.nanoTime() + o.lease().toNanos();
+        while (Sql.retrying(() -> fleet.heldBy(fleet.onHost(HOST))).isEmpty() && System.nanoTime() < busyBy) {
+            fleet.replaceCrashed();
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
         cutWorkers = fleet.onHost(HOST);
         Instant at = Sql.retrying(() -> Sql.now(db));
         network.cut(HOST);
