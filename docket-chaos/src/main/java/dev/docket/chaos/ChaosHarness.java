@@ -69,6 +69,9 @@ public final class ChaosHarness {
                 }
                 fleet = new WorkerFleet(o, database, harness, runDir);
                 cut = network == null ? null : new HostCut(o, network, fleet, harness);
+                if (cut != null) {
+                    fleet.spare(HostCut.HOST);
+                }
                 for (int i = 0; i < o.workers(); i++) {
                     fleet.start();
                 }

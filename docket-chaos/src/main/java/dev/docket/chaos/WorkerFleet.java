@@ -35,6 +35,7 @@ final class WorkerFleet {
     private final Map<String, String> disturbance = new HashMap<>();
     private final List<Loss> losses = new ArrayList<>();
     private int nextWorker = 1;
+    private int sparedHost = -1;
 
     WorkerFleet(ChaosOptions options, ChaosDatabase database, DataSource harness, Path runDir) {
         this.o = options;
@@ -45,7 +46,7 @@ final class WorkerFleet {
 
     void start() throws IOException {
         String name = "w" + nextWorker++;
-        int host = o.hosts() == 0 ? 0 : (nextWorker - 2) % o.hosts() + 1;
+        int host = o.hosts() == 0 ? 0 : leastBusyHost();
         String address = host == 0 ? "127.0.0.1" : HostNetwork.databaseAddress(host);
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(host == 0 ? List.of() : HostNetwork.runOn(host));
@@ -63,6 +64,29 @@ final class WorkerFleet {
                 .redirectOutput(runDir.resolve(name + ".log").toFile()).start();
         workers.put(name, p);
         hostOf.put(name, host);
+    }
+
+    /** The host with the fewest live workers (the lowest first): a replacement takes its predecessor's place. */
+    private int leastBusyHost() {
+        int best = 1;
+        for (int h = 2; h <= o.hosts(); h++) {
+            if (live(h) < live(best)) {
+                best = h;
+            }
+        }
+        return best;
+    }
+
+    private long live(int host) {
+        return workers.entrySet().stream().filter(e -> e.getValue().isAlive() && hostOf.get(e.getKey()) == host).count();
+    }
+
+    /**
+     * Kills spare the workers of {@code host}: the host to be cut must be running warm workers that
+     * hold jobs when it is cut, not replacements still starting (the cut disturbs them enough).
+     */
+    void spare(int host) {
+        sparedHost = host;
     }
 
     /** The workers alive now. */
@@ -87,7 +111,7 @@ final class WorkerFleet {
 
     /** Kills a random worker among those holding jobs (a worker still starting up proves nothing). */
     void killOne() throws Exception {
-        List<String> alive = alive();
+        List<String> alive = alive().stream().filter(w -> hostOf.get(w) != sparedHost).toList();
         if (alive.isEmpty()) {
             return;
         }
