@@ -4,6 +4,7 @@ import static dev.docket.internal.db.Database.call;
 
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.InsertRow;
+import dev.docket.internal.db.NetworkTimeout;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.enqueue.JobInserter;
 import dev.docket.internal.json.PayloadCodec;
@@ -79,7 +80,7 @@ public final class Docket extends Enqueuer implements AutoCloseable {
         this.dataSource = b.dataSource;
         this.schema = new SchemaName(b.schema);
         PayloadCodec codec = new PayloadCodec(b.objectMapper, b.maxPayloadBytes);
-        this.store = new Database(dataSource, schema, b.objectMapper);
+        this.store = new Database(dataSource, schema, b.objectMapper, new NetworkTimeout(b.networkTimeout));
         this.meterRegistry = Optional.ofNullable(b.meterRegistry);
         this.kindLabels = new KindLabels(b.metricsKindLimit);
         JobObserver observer = JobObserver.create(b.meterRegistry, kindLabels, b.openTelemetry);
@@ -258,6 +259,26 @@ public final class Docket extends Enqueuer implements AutoCloseable {
 
         private Builder(DataSource dataSource) {
             super(dataSource);
+        }
+
+        /**
+         * The longest Docket waits for the database to answer on a connection it borrowed (for enqueues,
+         * claims, heartbeats, outcomes, maintenance, its LISTEN connection) before it gives the connection
+         * up as broken, default 30 s; {@link Duration#ZERO} leaves the connections' own setting (such as
+         * PgJDBC's {@code socketTimeout}). It is what turns a half-open connection (a cut network, a
+         * database host that vanished without a reset) into an error that the services retry on a new
+         * connection, instead of a wait without end. Keep it below the worker lease minus the heartbeat
+         * interval so that a heartbeat stuck on such a connection is retried before its leases lapse, and
+         * above the longest statement Docket runs on your data (a transactional handler's work runs on a
+         * borrowed connection too). Migrations are exempt: they may wait for another node's lock.
+         *
+         * @throws IllegalArgumentException if negative, or positive but under 1 ms or over {@link Integer#MAX_VALUE} ms
+         */
+        public Builder networkTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "networkTimeout");
+            new NetworkTimeout(timeout);
+            this.networkTimeout = timeout;
+            return this;
         }
 
         /**

@@ -1,6 +1,7 @@
 package dev.docket;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.docket.internal.db.NetworkTimeout;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -34,6 +35,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
     int metricsKindLimit = Docket.DEFAULT_METRICS_KIND_LIMIT;
     Duration metricsInterval = Duration.ofSeconds(10);
     OpenTelemetry openTelemetry;
+    Duration networkTimeout = Duration.ofSeconds(30);
 
     DocketOptions(DataSource dataSource) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -233,6 +235,26 @@ abstract sealed class DocketOptions permits Docket.Builder {
      */
     public Docket.Builder openTelemetry(OpenTelemetry openTelemetry) {
         this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+        return self();
+    }
+
+    /**
+     * The longest Docket waits for the database to answer on a connection it borrowed (for enqueues,
+     * claims, heartbeats, outcomes, maintenance, its LISTEN connection) before it gives the connection
+     * up as broken, default 30 s; {@link Duration#ZERO} leaves the connections' own setting (such as
+     * PgJDBC's {@code socketTimeout}). It is what turns a half-open connection (a cut network, a
+     * database host that vanished without a reset) into an error that the services retry on a new
+     * connection, instead of a wait without end. Keep it below the worker lease minus the heartbeat
+     * interval so that a heartbeat stuck on such a connection is retried before its leases lapse, and
+     * above the longest statement Docket runs on your data. Migrations are exempt: they may wait for
+     * another node's lock.
+     *
+     * @throws IllegalArgumentException if negative, or positive but under 1 ms or over {@link Integer#MAX_VALUE} ms
+     */
+    public Docket.Builder networkTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "networkTimeout");
+        new NetworkTimeout(timeout);
+        this.networkTimeout = timeout;
         return self();
     }
 }

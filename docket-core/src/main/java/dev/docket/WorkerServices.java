@@ -74,7 +74,7 @@ final class WorkerServices {
         this.heartbeater = new Heartbeater(shared.store(), inFlight, workerId, config.lease(), executor::leaseOf,
                 config.heartbeatInterval(), config.asyncCommit());
         this.notifier = config.listen() ? new Notifier(listenerDataSource(), shared.schema().channel(), wakers,
-                config.listenerLivenessInterval()) : null;
+                config.listenerLivenessInterval(), shared.store().networkTimeout()) : null;
         if (config.maintenance()) {
             this.maintainer = new Maintainer(shared.store(), config.maintenanceInterval(), shared.historyRetention(),
                     shared.deadJobRetention(), new CronEnqueuer(shared.store(), shared.schedules()), shared.observer());

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.docket.internal.completer.Completer;
 import dev.docket.internal.db.Fence;
 import dev.docket.internal.db.Database;
+import dev.docket.internal.db.NetworkTimeout;
 import dev.docket.internal.db.Outcome;
 import dev.docket.internal.executor.HandlerBinding;
 import dev.docket.internal.executor.InFlight;
@@ -114,7 +115,7 @@ class ServiceLifecycleTest extends DocketTest {
         Docket docket = docket();
         Semaphore woken = new Semaphore(0);
         Notifier notifier = new Notifier(dataSource(), docket.shared().schema().channel(), Map.of("default", woken::release),
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10), NetworkTimeout.NONE);
 
         cycle(notifier, () -> {
             await().atMost(PROMPT).until(notifier::isListening);

@@ -3,22 +3,34 @@ package dev.docket.chaos;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.docket.Docket;
+import dev.docket.PeriodicJob;
 import dev.docket.Worker;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * One worker process of the chaos harness. Every execution of a job first records
  * {@code (job_id, attempt, worker)} in the ledger, then "works" for the job's {@code workMs}; a
- * {@code poison} job halts the JVM as a crashing job would. SIGTERM closes the worker gracefully.
+ * {@code poison} job halts the JVM as a crashing job would, a job with {@code failFirst} fails its
+ * first attempt (and is retried), a job slow on this worker's host works {@code slowMs}, and a handler interrupted because its worker lost the lease
+ * records that in the {@code interrupts} table. The maintenance leader enqueues a {@code tick} job
+ * every second (cron). The LISTEN connection is its own, unpooled, named
+ * {@code chaos-listener-<worker>} so the harness can see it in {@code pg_stat_activity}.
+ * SIGTERM closes the worker gracefully.
  *
- * <pre>java -cp docket-chaos.jar dev.docket.chaos.ChaosWorker JDBC_URL WORKER_NAME LEASE_MS CONCURRENCY</pre>
+ * <pre>java -cp docket-chaos.jar dev.docket.chaos.ChaosWorker JDBC_URL WORKER LEASE_MS CONCURRENCY NETWORK_TIMEOUT_MS HOST [LISTENER_URL]</pre>
  */
 public final class ChaosWorker {
 
-    record Work(int n, int workMs) {
+    /** A job's payload: it works {@code workMs}, or {@code slowMs} on worker host {@code slowHost} (0: none). */
+    record Work(int n, int workMs, boolean failFirst, int slowHost, int slowMs) {
+        static Work of(int n, int workMs, boolean failFirst) {
+            return new Work(n, workMs, failFirst, 0, 0);
+        }
     }
 
     private ChaosWorker() {
@@ -29,6 +41,9 @@ public final class ChaosWorker {
         String name = args[1];
         Duration lease = Duration.ofMillis(Long.parseLong(args[2]));
         int concurrency = Integer.parseInt(args[3]);
+        Duration networkTimeout = Duration.ofMillis(Long.parseLong(args[4]));
+        int host = Integer.parseInt(args[5]);
+        String listenerUrl = args.length > 6 ? args[6] : url;
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername("postgres");
@@ -38,7 +53,10 @@ public final class ChaosWorker {
         // Retry the initial connection instead of failing while PostgreSQL restarts.
         config.setInitializationFailTimeout(-1);
         HikariDataSource dataSource = new HikariDataSource(config);
-        Docket docket = Docket.builder(dataSource).schema(ChaosHarness.SCHEMA).build();
+        Docket docket = Docket.builder(dataSource).schema(ChaosHarness.SCHEMA)
+                .networkTimeout(networkTimeout)
+                .periodic(PeriodicJob.of("tick", "* * * * * *", "tick", Work.of(0, 0, false)))
+                .build();
         Worker worker = docket.worker()
                 .workerId(name)
                 .queue("default", concurrency)
@@ -49,12 +67,22 @@ public final class ChaosWorker {
                 .maintenanceInterval(Duration.ofMillis(200))
                 .pollInterval(Duration.ofMillis(500))
                 .shutdownGrace(Duration.ofSeconds(5))
+                .listenerDataSource(listener(listenerUrl, name))
                 .handler("chaos", Work.class, (work, ctx) -> {
-                    record(dataSource, ctx.jobId(), ctx.attempt(), name);
-                    Thread.sleep(work.workMs());
+                    record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name);
+                    if (work.failFirst() && ctx.attempt() == 1) {
+                        throw new IllegalStateException("failing the first attempt on purpose");
+                    }
+                    try {
+                        Thread.sleep(work.slowHost() == host ? work.slowMs() : work.workMs());
+                    } catch (InterruptedException e) {
+                        record(dataSource, "interrupts", ctx.jobId(), ctx.attempt(), name);
+                        throw e;
+                    }
                 })
+                .handler("tick", Work.class, (work, ctx) -> record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name))
                 .handler("poison", Work.class, (work, ctx) -> {
-                    record(dataSource, ctx.jobId(), ctx.attempt(), name);
+                    record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name);
                     Runtime.getRuntime().halt(70);
                 })
                 .start();
@@ -69,10 +97,18 @@ public final class ChaosWorker {
         stopped.await();
     }
 
-    private static void record(HikariDataSource dataSource, long jobId, int attempt, String worker) throws Exception {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(
-                     "INSERT INTO " + ChaosHarness.SCHEMA + ".ledger (job_id, attempt, worker) VALUES (?, ?, ?)")) {
+    private static DataSource listener(String url, String name) {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setUrl(url);
+        ds.setUser("postgres");
+        ds.setApplicationName("chaos-listener-" + name);
+        return ds;
+    }
+
+    private static void record(DataSource dataSource, String table, long jobId, int attempt, String worker)
+            throws Exception {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO " + ChaosHarness.SCHEMA + "." + table + " (job_id, attempt, worker) VALUES (?, ?, ?)")) {
             ps.setLong(1, jobId);
             ps.setInt(2, attempt);
             ps.setString(3, worker);

@@ -32,8 +32,13 @@ public final class Database {
     private final ExplainQueries explain;
 
     public Database(DataSource dataSource, SchemaName schemaName, ObjectMapper json) {
+        this(dataSource, schemaName, json, NetworkTimeout.NONE);
+    }
+
+    /** @param networkTimeout set on every connection this borrows (see {@link NetworkTimeout}) */
+    public Database(DataSource dataSource, SchemaName schemaName, ObjectMapper json, NetworkTimeout networkTimeout) {
         Statements sql = new Statements(schemaName);
-        this.jdbc = new Jdbc(dataSource);
+        this.jdbc = new Jdbc(dataSource, networkTimeout);
         this.uniqueKeys = new UniqueKeyQueries(jdbc, sql);
         this.jobInserts = new JobInsertQueries(sql, uniqueKeys);
         this.claims = new JobClaimQueries(jdbc, sql);
@@ -71,6 +76,10 @@ public final class Database {
     /** The data source every query borrows from. */
     public DataSource dataSource() {
         return jdbc.dataSource();
+    }
+
+    public NetworkTimeout networkTimeout() {
+        return jdbc.networkTimeout();
     }
 
     /** Enqueue, on the caller's connection. */

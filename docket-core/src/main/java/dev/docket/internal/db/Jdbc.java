@@ -20,7 +20,8 @@ import javax.sql.DataSource;
  * connection back with the auto-commit it had, whatever the pool's default: a write never depends
  * on the pool committing it. Parameters are bound in order through {@link Params}; rows are read by
  * column name. The static methods run one statement on a connection the caller owns (its
- * transaction, never committed or closed here).
+ * transaction, never committed or closed here). A borrowed connection also gets Docket's
+ * {@link NetworkTimeout} for as long as it is borrowed.
  */
 public final class Jdbc {
 
@@ -52,9 +53,19 @@ public final class Jdbc {
     public static final Binder NO_PARAMETERS = p -> { };
 
     private final DataSource dataSource;
+    private final NetworkTimeout networkTimeout;
 
     public Jdbc(DataSource dataSource) {
+        this(dataSource, NetworkTimeout.NONE);
+    }
+
+    public Jdbc(DataSource dataSource, NetworkTimeout networkTimeout) {
         this.dataSource = dataSource;
+        this.networkTimeout = networkTimeout;
+    }
+
+    public NetworkTimeout networkTimeout() {
+        return networkTimeout;
     }
 
     public DataSource dataSource() {
@@ -139,6 +150,7 @@ public final class Jdbc {
 
     private <T> T borrow(boolean transaction, Work<T> work) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
+            int previousTimeout = networkTimeout.apply(c);
             boolean previous = c.getAutoCommit();
             boolean wanted = !transaction;
             if (previous != wanted) {
@@ -157,11 +169,17 @@ public final class Jdbc {
                 if (previous != wanted) {
                     undo(() -> c.setAutoCommit(previous), e);
                 }
+                undo(() -> networkTimeout.restore(c, previousTimeout), e);
                 throw e;
             }
             // After a commit there is no open transaction, so this sends nothing to the server.
             if (previous != wanted) {
                 c.setAutoCommit(previous);
+            }
+            try {
+                networkTimeout.restore(c, previousTimeout);
+            } catch (SQLException e) {
+                // The work is done (and committed): a connection that broke since is the pool's to discard.
             }
             return result;
         }

@@ -45,7 +45,7 @@ public final class JobInserter implements AutoCloseable {
      */
     public JobInserter(DataSource dataSource, Database store, SchemaCheck schemaCheck, EnqueueNotifier notifier,
                        Consumer<Set<String>> wakeLocalWorkers, ExternalTransactions externalTransactions) {
-        this.jdbc = new Jdbc(dataSource);
+        this.jdbc = new Jdbc(dataSource, store.networkTimeout());
         this.store = store;
         this.schemaCheck = schemaCheck;
         this.notifier = notifier;

@@ -27,10 +27,12 @@ public final class SchemaGuard {
     }
 
     public void require(Connection c) throws SQLException {
-        if (current) {
-            return;
+        if (!current) {
+            check(store.schema().version(c));
         }
-        int found = store.schema().version(c);
+    }
+
+    private void check(int found) {
         int wanted = Migrator.supportedVersion();
         if (found < wanted) {
             throw new DocketException("docket: schema " + schema + " is at version " + found
@@ -46,8 +48,12 @@ public final class SchemaGuard {
 
     /** {@link #require(Connection)} on a connection of its own. */
     public void require() {
-        try (Connection c = store.dataSource().getConnection()) {
-            require(c);
+        if (current) {
+            return;
+        }
+        try {
+            // Through the store, so that the check borrows its connection with Docket's network timeout.
+            check(store.schema().version());
         } catch (SQLException e) {
             throw new DocketException("docket: cannot check the schema version: " + e.getMessage(), e);
         }

@@ -1,5 +1,6 @@
 package dev.docket.internal.notify;
 
+import dev.docket.internal.db.NetworkTimeout;
 import dev.docket.internal.service.Backoff;
 import dev.docket.internal.service.Service;
 import java.sql.Connection;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * Holds one connection that LISTENs on the schema's channel and wakes the producer of each queue
  * named in a notification. After any failure (terminated backend, database restart) it reconnects
  * with backoff, LISTENs again and wakes every producer, since notifications sent while it was away
- * are gone. A periodic round trip catches a connection that died without telling the socket.
+ * are gone. A periodic round trip, bounded by the {@link NetworkTimeout}, catches a connection that
+ * died without telling the socket (a half-open connection would otherwise block it forever).
  * Polling stays the correctness backstop; this only makes pickup fast. A stop takes up to
  * {@value #WAIT_MILLIS} ms, the longest a wait for notifications lasts.
  */
@@ -32,12 +34,16 @@ public final class Notifier extends Service {
     private final String channel;
     private final Map<String, Runnable> wakers;
     private final Duration livenessInterval;
+    private final NetworkTimeout networkTimeout;
     private volatile boolean listening;
     private volatile Connection connection;
+    private volatile int previousTimeout = -1;
 
     /** @param wakers per queue name, what to call when that queue has new jobs */
-    public Notifier(DataSource dataSource, String channel, Map<String, Runnable> wakers, Duration livenessInterval) {
+    public Notifier(DataSource dataSource, String channel, Map<String, Runnable> wakers, Duration livenessInterval,
+                    NetworkTimeout networkTimeout) {
         super("docket-notifier", BACKOFF, log);
+        this.networkTimeout = networkTimeout;
         this.dataSource = dataSource;
         this.channel = channel;
         this.wakers = Map.copyOf(wakers);
@@ -91,6 +97,7 @@ public final class Notifier extends Service {
     private void listen() throws SQLException {
         Connection c = dataSource.getConnection();
         connection = c;
+        previousTimeout = networkTimeout.apply(c);
         c.setAutoCommit(true);
         try (Statement st = c.createStatement()) {
             st.execute("LISTEN \"" + channel + "\"");
@@ -134,6 +141,7 @@ public final class Notifier extends Service {
                     try (Statement st = c.createStatement()) {
                         st.execute("UNLISTEN *");
                     }
+                    networkTimeout.restore(c, previousTimeout);
                 }
             } catch (SQLException | RuntimeException e) {
                 log.debug("docket: closing the listener connection: {}", e.toString());

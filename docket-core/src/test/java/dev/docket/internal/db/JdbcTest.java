@@ -5,11 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.docket.testing.DocketTest;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
+import dev.docket.testing.OneConnection;
 import java.sql.Connection;
 import java.sql.SQLException;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +31,7 @@ class JdbcTest extends DocketTest {
         insert = "INSERT INTO " + schema + ".probe VALUES (?)";
         pool = db.pool(1);
         connection = pool.getConnection();
-        jdbc = new Jdbc(handingOut(connection));
+        jdbc = new Jdbc(OneConnection.handingOut(connection));
     }
 
     @AfterEach
@@ -91,27 +89,5 @@ class JdbcTest extends DocketTest {
         assertThat(jdbc.first(sql, p -> p.int4((Integer) null).int8((Long) null).text(null),
                 rs -> rs.getString("a") + " " + rs.getString("b") + " " + rs.getBoolean("c")))
                 .contains("integer bigint true");
-    }
-
-    /** A data source that hands out {@code connection} every time; closing the handle leaves it open. */
-    private static DataSource handingOut(Connection connection) {
-        Connection handle = (Connection) Proxy.newProxyInstance(JdbcTest.class.getClassLoader(),
-                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("close")) {
-                        return null;
-                    }
-                    try {
-                        return method.invoke(connection, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
-        return (DataSource) Proxy.newProxyInstance(JdbcTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                    if (method.getName().equals("getConnection")) {
-                        return handle;
-                    }
-                    throw new UnsupportedOperationException(method.getName());
-                });
     }
 }

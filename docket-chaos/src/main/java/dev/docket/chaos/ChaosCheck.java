@@ -1,0 +1,248 @@
+package dev.docket.chaos;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * The checks every chaos run ends with, read from the database after the queue drained: jobs lost,
+ * completed twice, duplicate executions each explained by a disturbance, poison jobs dead, and the
+ * time from each lost lease (a SIGKILL, a cut host) to the job's next claim, as the database
+ * recorded it (the next attempt's {@code attempted_at}, or its first ledger row).
+ */
+final class ChaosCheck {
+
+    private static final String S = ChaosHarness.SCHEMA;
+
+    private final ChaosOptions o;
+    private final DataSource db;
+    private final WorkerFleet fleet;
+    private final ChaosDatabase database;
+    private final Outage outage;
+
+    /** @param outage the disruption's, or null when there was none */
+    ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosDatabase database, Outage outage) {
+        this.o = options;
+        this.db = db;
+        this.fleet = fleet;
+        this.database = database;
+        this.outage = outage;
+    }
+
+    /** The re-claim bound: a lease, one maintenance interval (the rescuer's), and 2 s for a producer to claim. */
+    Duration bound() {
+        return o.lease().plusMillis(200).plusSeconds(2);
+    }
+
+    /**
+     * The bound of one re-claim: {@link #bound()}, plus the database outage if it fell in between,
+     * plus a leader failover (the dead leader's lease, half the job lease in {@link ChaosWorker}, and
+     * one election round, a third of that) for each new maintenance leader elected in between: the
+     * rescue cannot run without the database, nor without a leader.
+     */
+    Duration bound(Instant from, Instant to, LeaderLog leaders) {
+        Duration leaderLease = o.lease().dividedBy(2);
+        Duration b = bound().plus(leaderLease.plus(leaderLease.dividedBy(3))
+                .multipliedBy(leaders.changesBetween(from, to)));
+        if (outage != null && outage.overlaps(from, to)) {
+            b = b.plus(outage.length());
+        }
+        return b;
+    }
+
+    ChaosReport run(List<Long> enqueued, Set<Long> lostToFailover, LeaderLog leaders) throws SQLException {
+        ChaosReport r = new ChaosReport(o.poison());
+        r.enqueued = enqueued.size();
+        r.bound = bound();
+        Set<Long> completed = new HashSet<>();
+        try (Connection c = db.getConnection(); Statement st = c.createStatement()) {
+            try (ResultSet rs = st.executeQuery("SELECT id, count(*) FROM " + S
+                    + ".job_history WHERE state = 'completed' GROUP BY id")) {
+                while (rs.next()) {
+                    completed.add(rs.getLong(1));
+                    if (rs.getLong(2) > 1) {
+                        r.doubleCompletions++;
+                    }
+                }
+            }
+            Set<Long> dead = new HashSet<>();
+            try (ResultSet rs = st.executeQuery("SELECT id, kind FROM " + S + ".dead_jobs")) {
+                while (rs.next()) {
+                    dead.add(rs.getLong(1));
+                    if ("poison".equals(rs.getString(2))) {
+                        r.poisonDead++;
+                    } else {
+                        r.unexpectedDead++;
+                    }
+                    if (completed.contains(rs.getLong(1))) {
+                        r.doubleCompletions++;
+                    }
+                }
+            }
+            for (long id : enqueued) {
+                if (!completed.contains(id) && !dead.contains(id)) {
+                    if (lostToFailover.contains(id)) {
+                        r.lostToFailover++;
+                    } else {
+                        r.lost++;
+                    }
+                }
+            }
+            r.completed = completed.size();
+            explainDuplicates(st, r);
+            cron(st, r);
+        }
+        for (WorkerFleet.Loss loss : fleet.losses()) {
+            reclaims(loss, r, leaders);
+        }
+        r.kills = fleet.losses().size();
+        return r;
+    }
+
+    private void explainDuplicates(Statement st, ChaosReport r) throws SQLException {
+        Map<Long, List<Execution>> executions = new HashMap<>();
+        try (ResultSet rs = st.executeQuery("SELECT l.job_id, l.attempt, l.worker, l.at, "
+                + "(l.attempt = 1 AND coalesce((h.payload->>'failFirst')::boolean, false)) AS planned "
+                + "FROM " + S + ".ledger l LEFT JOIN " + S + ".job_history h ON h.id = l.job_id ORDER BY l.job_id, l.at")) {
+            while (rs.next()) {
+                executions.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>()).add(new Execution(rs.getInt(2),
+                        rs.getString(3), rs.getObject(4, OffsetDateTime.class).toInstant(), rs.getBoolean(5)));
+            }
+        }
+        for (List<Execution> runs : executions.values()) {
+            r.executions += runs.size();
+            if (runs.size() > 1) {
+                r.duplicated++;
+                // Every execution but the last must have been cut short by something the harness did.
+                for (Execution run : runs.subList(0, runs.size() - 1)) {
+                    String disturbance = fleet.disturbance(run.worker());
+                    if (run.planned()) {
+                        r.explained.merge("failed on purpose", 1, Integer::sum);
+                    } else if (disturbance != null) {
+                        r.explained.merge(disturbance.replaceAll(".*?(killed|stalled|crashed|partitioned).*", "$1"),
+                                1, Integer::sum);
+                    } else if (duringOutage(run.at())) {
+                        r.explained.merge(database.disruption(), 1, Integer::sum);
+                    } else {
+                        r.unexplained++;
+                    }
+                }
+            }
+        }
+    }
+
+    private record Execution(int attempt, String worker, Instant at, boolean planned) {
+    }
+
+    /** Whether an execution started close enough to the outage that the outage may have cost it its lease or claim. */
+    private boolean duringOutage(Instant executionStart) {
+        return outage != null && outage.overlaps(executionStart.minusSeconds(1),
+                executionStart.plus(o.lease()).plusSeconds(1));
+    }
+
+    /** The cron ticks: one job per slot however leadership moved (their unique key is the slot). */
+    private void cron(Statement st, ChaosReport r) throws SQLException {
+        try (ResultSet rs = st.executeQuery("SELECT count(*), count(*) - count(DISTINCT unique_key) FROM " + S
+                + ".job_history WHERE kind = 'tick'")) {
+            rs.next();
+            r.figure("cron ticks completed, duplicate slots", rs.getLong(1) + ", " + rs.getLong(2),
+                    rs.getLong(1) > 0 && rs.getLong(2) == 0);
+        }
+        if (outage != null) {
+            try (PreparedStatement ps = st.getConnection().prepareStatement("SELECT count(*) FROM " + S
+                    + ".job_history WHERE kind = 'tick' AND attempted_at > ?")) {
+                ps.setObject(1, OffsetDateTime.ofInstant(outage.end(), java.time.ZoneOffset.UTC));
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    r.figure("cron ticks after the " + database.disruption(), Long.toString(rs.getLong(1)),
+                            rs.getLong(1) > 0);
+                }
+            }
+        }
+    }
+
+    /** When each job of {@code loss} was claimed again, as the database recorded it. */
+    private void reclaims(WorkerFleet.Loss loss, ChaosReport r, LeaderLog leaders) throws SQLException {
+        List<Long> ids = new ArrayList<>(loss.held().keySet());
+        long max = -1;
+        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT f.id, coalesce(
+                         (SELECT min(h.attempted_at) FROM %1$s.job_history h WHERE h.id = f.id AND h.attempt = f.attempt + 1),
+                         (SELECT d.attempted_at FROM %1$s.dead_jobs d WHERE d.id = f.id AND d.attempt = f.attempt + 1),
+                         (SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt > f.attempt)) AS at
+                  FROM unnest(?::bigint[], ?::int[]) AS f(id, attempt)""".formatted(S))) {
+            ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
+            ps.setArray(2, c.createArrayOf("int4", ids.stream().map(loss.held()::get).toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    OffsetDateTime at = rs.getObject(2, OffsetDateTime.class);
+                    if (at == null) {
+                        r.neverReclaimed++;
+                    } else {
+                        long ms = Duration.between(loss.at(), at.toInstant()).toMillis();
+                        r.reclaimed(ms, bound(loss.at(), at.toInstant(), leaders).toMillis());
+                        max = Math.max(max, ms);
+                    }
+                }
+            }
+        }
+        System.out.printf(Locale.ROOT, "chaos: %s holding %d jobs; last re-claimed after %s ms%n", loss.what(),
+                ids.size(), max < 0 ? "-" : Long.toString(max));
+    }
+
+    /** Listener connections ({@code chaos-listener-*}) that are LISTENing now, and the leaders with a live lease. */
+    void liveServices(ChaosReport r, int workersAlive) throws SQLException {
+        long listeners = Sql.count(db, "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'chaos-listener-%' "
+                + "AND (query LIKE 'LISTEN%' OR query = 'SELECT 1')");
+        r.figure("workers listening at the end", listeners + " of " + workersAlive, listeners >= workersAlive);
+        long leaders = Sql.count(db, "SELECT count(*) FROM " + S + ".leaders WHERE expires_at > now()");
+        r.figure("maintenance leaders at the end", Long.toString(leaders), leaders == 1);
+    }
+
+    /**
+     * Whether each of {@code workers} started a job again after {@code since} without a restart (one the
+     * harness killed, or a poison job halted, before it could is excused), and how long after {@code from}
+     * the slowest did: at most {@code bound}.
+     */
+    void resumed(ChaosReport r, String what, Collection<String> workers, Instant since, Instant from, Duration bound)
+            throws SQLException {
+        Map<String, Instant> first = firstExecutions(workers, since);
+        long slowest = first.values().stream().mapToLong(t -> Duration.between(from, t).toMillis()).max().orElse(-1);
+        long gone = workers.stream().filter(w -> !first.containsKey(w))
+                .filter(w -> fleet.disturbance(w) != null && fleet.disturbance(w).matches(".*(killed|crashed).*")).count();
+        r.figure(what + " working again (no restart)", first.size() + " of " + workers.size()
+                + (gone > 0 ? " (" + gone + " died first)" : ""), first.size() + gone == workers.size() && !first.isEmpty());
+        r.figure("  ... the last after", slowest + " ms (bound " + bound.toMillis() + " ms)",
+                slowest >= 0 && slowest <= bound.toMillis());
+    }
+
+    /** The first execution each of {@code workers} started after {@code since}; none for one that started none. */
+    private Map<String, Instant> firstExecutions(Collection<String> workers, Instant since) throws SQLException {
+        Map<String, Instant> first = new HashMap<>();
+        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT worker, min(at) FROM "
+                + S + ".ledger WHERE worker = ANY (?) AND at > ? GROUP BY worker")) {
+            ps.setArray(1, c.createArrayOf("text", workers.toArray()));
+            ps.setObject(2, OffsetDateTime.ofInstant(since, java.time.ZoneOffset.UTC));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    first.put(rs.getString(1), rs.getObject(2, OffsetDateTime.class).toInstant());
+                }
+            }
+        }
+        return first;
+    }
+}

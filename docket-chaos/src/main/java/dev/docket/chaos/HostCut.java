@@ -1,0 +1,123 @@
+package dev.docket.chaos;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+
+/**
+ * The partition of one worker host: host 1 is cut off from the database for longer than its lease
+ * while its handlers keep running, then healed. Its leases count as lost at the cut (the check bounds
+ * their re-claim elsewhere); after the heal its handlers of jobs it lost must be interrupted, its
+ * writes about them fenced out (no job completes twice), and its workers must work again without a
+ * restart.
+ */
+final class HostCut {
+
+    static final int HOST = 1;
+
+    private final ChaosOptions o;
+    private final HostNetwork network;
+    private final WorkerFleet fleet;
+    private final DataSource db;
+    private List<String> cutWorkers = List.of();
+    private Instant healedAt;
+
+    HostCut(ChaosOptions options, HostNetwork network, WorkerFleet fleet, DataSource db) {
+        this.o = options;
+        this.network = network;
+        this.fleet = fleet;
+        this.db = db;
+    }
+
+    void run() throws Exception {
+        // A cut of a host whose workers are still starting (replacements of killed ones) proves nothing: wait,
+        // up to a lease, until its workers hold jobs (the jobs slow on it went in two seconds ago).
+        long busyBy = System.nanoTime() + o.lease().toNanos();
+        while (Sql.retrying(() -> fleet.heldBy(fleet.onHost(HOST))).isEmpty() && System.nanoTime() < busyBy) {
+            fleet.replaceCrashed();
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+        cutWorkers = fleet.onHost(HOST);
+        Instant at = Sql.retrying(() -> Sql.now(db));
+        network.cut(HOST);
+        Map<Long, Integer> held = Sql.retrying(() -> fleet.heldBy(cutWorkers));
+        fleet.lost("cut host " + HOST + " " + cutWorkers, at, held);
+        cutWorkers.forEach(w -> fleet.explain(w, "partitioned"));
+        System.out.printf(Locale.ROOT, "chaos: host %d %s cut off for %s holding %d jobs%n", HOST, cutWorkers,
+                o.outage(), held.size());
+        long until = System.nanoTime() + o.outage().toNanos();
+        while (System.nanoTime() < until) {
+            fleet.replaceCrashed();
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+        network.heal(HOST);
+        healedAt = Sql.retrying(() -> Sql.now(db));
+        System.out.printf(Locale.ROOT, "chaos: host %d healed%n", HOST);
+    }
+
+    /**
+     * How long after the heal a handler of a lost job may still run: the cut host's heartbeat, which
+     * finds the job lost, runs every fifth of the lease, may first have to give up a half-open
+     * connection (the network timeout) and wait for a new one (the pool's 3 s connection timeout).
+     */
+    Duration interruptBound() {
+        return o.networkTimeout().plus(o.lease().dividedBy(5)).plusSeconds(3);
+    }
+
+    void check(ChaosReport r, ChaosCheck check, Collection<Long> longJobs, Path runDir) throws SQLException, IOException {
+        if (healedAt == null) {
+            return;
+        }
+        long lostHandlers = 0;
+        long interrupted = 0;
+        long lastMillis = 0;
+        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT i.at FROM %1$s.ledger l
+                  LEFT JOIN %1$s.interrupts i USING (job_id, attempt, worker)
+                 WHERE l.worker = ANY (?) AND l.job_id = ANY (?) AND l.at < ?
+                   AND EXISTS (SELECT 1 FROM %1$s.ledger n WHERE n.job_id = l.job_id AND n.attempt > l.attempt)
+                """.formatted(ChaosHarness.SCHEMA))) {
+            ps.setArray(1, c.createArrayOf("text", cutWorkers.toArray()));
+            ps.setArray(2, c.createArrayOf("bigint", longJobs.toArray()));
+            ps.setObject(3, OffsetDateTime.ofInstant(healedAt, ZoneOffset.UTC));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    lostHandlers++;
+                    OffsetDateTime at = rs.getObject(1, OffsetDateTime.class);
+                    if (at != null) {
+                        interrupted++;
+                        lastMillis = Math.max(lastMillis, Duration.between(healedAt, at.toInstant()).toMillis());
+                    }
+                }
+            }
+        }
+        long bound = interruptBound().toMillis();
+        r.figure("cut host's handlers of lost jobs interrupted", interrupted + " of " + lostHandlers,
+                lostHandlers > 0 && interrupted == lostHandlers);
+        r.figure("  heal -> last interrupt", lastMillis + " ms (bound " + bound + " ms)", lastMillis <= bound);
+        check.resumed(r, "cut host's workers", cutWorkers, healedAt, healedAt, interruptBound());
+        long discarded = 0;
+        for (String w : cutWorkers) {
+            // The worker logs each write that its fence refused: an outcome of a job it no longer held.
+            try (Stream<String> lines = Files.lines(runDir.resolve(w + ".log"))) {
+                discarded += lines.filter(l -> l.contains("outcome discarded")).count();
+            }
+        }
+        r.figure("cut host's outcomes fenced out (discarded)", Long.toString(discarded), true);
+    }
+}

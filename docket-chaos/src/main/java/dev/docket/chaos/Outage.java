@@ -1,0 +1,17 @@
+package dev.docket.chaos;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/** When a disruption (a restart, a failover) had the database down: from its start until it took connections again. */
+record Outage(Instant start, Instant end) {
+
+    Duration length() {
+        return Duration.between(start, end);
+    }
+
+    /** Whether the outage and the span from {@code from} to {@code to} overlap. */
+    boolean overlaps(Instant from, Instant to) {
+        return start.isBefore(to) && end.isAfter(from);
+    }
+}
