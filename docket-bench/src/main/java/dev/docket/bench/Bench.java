@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
 
 /**
  * The benchmark: Docket side by side with db-scheduler, JobRunr, graphile-worker, pg-boss and a raw-SQL
@@ -178,6 +179,8 @@ public final class Bench {
             return "ms";
         } else if (metric.endsWith("kB")) {
             return "kB";
+        } else if (metric.endsWith("bytes/job")) {
+            return "bytes";
         } else if (metric.startsWith("backlog") || metric.endsWith("jobs")) {
             return "jobs";
         }
@@ -201,9 +204,9 @@ public final class Bench {
         try (HikariDataSource ds = new HikariDataSource(hc); Sut sut = newSut(system)) {
             sut.open(url, ds, config);
             return switch (scenario) {
-                case "bulk" -> bulk(sut);
+                case "bulk" -> bulk(sut, ds);
                 case "single" -> single(sut);
-                case "drain" -> drain(sut, concurrency);
+                case "drain" -> drain(sut, concurrency, ds);
                 case "pickup" -> Pickup.run(sut, o.pickupJobs());
                 case "steady" -> RateLoad.steady(sut, concurrency, drainRate(system, config, concurrency), o.steadyDuration());
                 case "soak" -> RateLoad.soak(sut, concurrency, drainRate(system, config, concurrency), o.soakDuration(), ds);
@@ -226,13 +229,20 @@ public final class Bench {
         }
     }
 
-    /** (1) bulk enqueue of N jobs in chunks of 1,000, one transaction per chunk. */
-    private Map<String, double[]> bulk(Sut sut) throws Exception {
+    /**
+     * (1) bulk enqueue of N jobs in chunks of 1,000, one transaction per chunk; also the WAL the server wrote
+     * meanwhile per job (the whole cluster's, but nothing else runs during a measurement).
+     */
+    private Map<String, double[]> bulk(Sut sut, DataSource ds) throws Exception {
         sut.enqueueBatch(10_000_000, 10); // warm-up
+        long wal0 = Db.walPosition(ds);
         long t0 = System.nanoTime();
         enqueueAll(sut, o.jobs());
         double s = (System.nanoTime() - t0) / 1e9;
-        return Map.of("enqueue jobs/s", new double[]{o.jobs() / s});
+        Map<String, double[]> m = new LinkedHashMap<>();
+        m.put("enqueue jobs/s", new double[]{o.jobs() / s});
+        m.put("enqueue WAL bytes/job", new double[]{(double) (Db.walPosition(ds) - wal0) / o.jobs()});
+        return m;
     }
 
     /** (2) single-job enqueue, one transaction each, from a few producer threads for a fixed time. */
@@ -271,9 +281,13 @@ public final class Bench {
         return Duration.ofMinutes(o.quick() ? 2 : 15);
     }
 
-    /** (3) drain N pre-enqueued no-op jobs: jobs/s until the live table is empty. */
-    private Map<String, double[]> drain(Sut sut, int concurrency) throws Exception {
+    /**
+     * (3) drain N pre-enqueued no-op jobs: jobs/s until the live table is empty, and the WAL written from the
+     * workers' start to then per job (claims, outcomes, history, vacuum).
+     */
+    private Map<String, double[]> drain(Sut sut, int concurrency, DataSource ds) throws Exception {
         enqueueAll(sut, o.jobs());
+        long wal0 = Db.walPosition(ds);
         long t0 = System.nanoTime();
         sut.startWorkers(concurrency, Sut.Starts.NONE);
         long limit = t0 + drainLimit().toNanos();
@@ -282,11 +296,15 @@ public final class Bench {
             Thread.sleep(20);
         }
         double s = (System.nanoTime() - t0) / 1e9;
+        long wal = Db.walPosition(ds) - wal0;
         sut.stopWorkers();
         if (left > 0) {
             throw new IllegalStateException(left + " jobs left after " + (int) s + " s");
         }
-        return Map.of("drain jobs/s", new double[]{o.jobs() / s});
+        Map<String, double[]> m = new LinkedHashMap<>();
+        m.put("drain jobs/s", new double[]{o.jobs() / s});
+        m.put("drain WAL bytes/job", new double[]{(double) wal / o.jobs()});
+        return m;
     }
 
     /** The median drain rate measured for this system and config in this run, at concurrency c. */
