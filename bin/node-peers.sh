@@ -1,4 +1,18 @@
-# Sourced by bin/bench: ensure_node_peers installs Node 22, graphile-worker and pg-boss (the versions pinned
+# Sourced by bin/bench. wants_node_peers ARGS... tells whether a run with these arguments measures a
+# Node.js queue (every run does, unless --help or a --systems list without them).
+wants_node_peers() {
+  local systems="graphile-worker,pg-boss"
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --help|-h) return 1 ;;
+      --systems) systems="${2-}"; shift ;;
+    esac
+    shift
+  done
+  case ",$systems," in *,graphile-worker,*|*,pg-boss,*) return 0 ;; *) return 1 ;; esac
+}
+
+# ensure_node_peers installs Node 22, graphile-worker and pg-boss (the versions pinned
 # in docket-bench's node/package.json) with npm into a cache directory outside the repository, once, and
 # again when that package.json changes. Exports DOCKET_BENCH_NODE_DIR for the benchmark.
 ensure_node_peers() {

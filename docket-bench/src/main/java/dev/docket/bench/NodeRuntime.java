@@ -16,6 +16,12 @@ final class NodeRuntime {
     private NodeRuntime() {
     }
 
+    /** Whether Node and the npm package {@code name} are installed in {@code dir}. */
+    static boolean installed(Path dir, String name) {
+        return Files.isExecutable(dir.resolve("node_modules/node/bin/node"))
+                && Files.isDirectory(dir.resolve("node_modules").resolve(name));
+    }
+
     /** {@code $DOCKET_BENCH_NODE_DIR}, else {@code $XDG_CACHE_HOME/docket-bench/node} (or under {@code ~/.cache}). */
     static Path dir() {
         String explicit = System.getenv("DOCKET_BENCH_NODE_DIR");
@@ -32,10 +38,13 @@ final class NodeRuntime {
      * driver's protocol, its stderr goes to ours. Fails with what to do when Node or the package is missing.
      */
     static Process start(String name) throws IOException {
+        return start(name, dir());
+    }
+
+    /** {@link #start(String)} with Node and the packages in {@code dir}. */
+    static Process start(String name, Path dir) throws IOException {
         String script = name + ".mjs";
-        Path dir = dir();
-        Path node = dir.resolve("node_modules/node/bin/node");
-        if (!Files.isExecutable(node) || !Files.isDirectory(dir.resolve("node_modules").resolve(name))) {
+        if (!installed(dir, name)) {
             throw new IllegalStateException("Node 22 and " + name + " are not installed in " + dir
                     + ": bin/bench installs them there with npm (or set DOCKET_BENCH_NODE_DIR to such a directory)");
         }
@@ -50,7 +59,7 @@ final class NodeRuntime {
                 Files.copy(in, drivers.resolve(file), StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        return new ProcessBuilder(node.toString(), drivers.resolve(script).toString())
+        return new ProcessBuilder(dir.resolve("node_modules/node/bin/node").toString(), drivers.resolve(script).toString())
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
     }
