@@ -22,11 +22,14 @@ final class Report {
         this.options = options;
     }
 
-    void write() throws Exception {
+    /** Writes results.md, results.json and chart.svg into the output directory, and prints the Markdown if asked. */
+    void write(boolean print) throws Exception {
         Files.createDirectories(options.out());
         String md = markdown();
-        System.out.println();
-        System.out.println(md);
+        if (print) {
+            System.out.println();
+            System.out.println(md);
+        }
         Files.writeString(options.out().resolve("results.md"), md);
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("settings", settings);
@@ -49,7 +52,9 @@ final class Report {
         json.put("results", list);
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(options.out().resolve("results.json").toFile(), json);
         Files.writeString(options.out().resolve("chart.svg"), Chart.svg(rows, settings));
-        Bench.log("wrote " + options.out().resolve("results.md") + ", results.json, chart.svg");
+        if (print) {
+            Bench.log("wrote " + options.out().resolve("results.md") + ", results.json, chart.svg");
+        }
     }
 
     String markdown() {
