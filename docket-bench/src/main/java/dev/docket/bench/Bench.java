@@ -110,6 +110,9 @@ public final class Bench {
         settings.put("cpus", String.valueOf(Runtime.getRuntime().availableProcessors()));
         settings.put("jvm", System.getProperty("java.vm.name") + " " + Runtime.version());
         settings.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+        if (o.systems().contains("graphile-worker") || o.systems().contains("pg-boss")) {
+            settings.put("node peers (npm)", NodeRuntime.pinnedVersions());
+        }
         settings.put("jobs", String.valueOf(o.jobs()));
         settings.put("reps", String.valueOf(o.reps()));
         settings.put("mode", o.quick() ? "short" : "full");

@@ -1,11 +1,14 @@
 package dev.docket.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Where the Node.js peers live: a directory with Node 22 and the npm packages of
@@ -14,6 +17,15 @@ import java.util.List;
  */
 final class NodeRuntime {
     private NodeRuntime() {
+    }
+
+    /** The pinned versions of Node and the peers, e.g. {@code "graphile-worker 0.18.0, node 22.23.3, ..."}. */
+    static String pinnedVersions() throws IOException {
+        try (InputStream in = NodeRuntime.class.getResourceAsStream("node/package.json")) {
+            JsonNode dependencies = new ObjectMapper().readTree(in).path("dependencies");
+            return dependencies.properties().stream().map(e -> e.getKey() + " " + e.getValue().asText())
+                    .collect(Collectors.joining(", "));
+        }
     }
 
     /** Whether Node and the npm package {@code name} are installed in {@code dir}. */
