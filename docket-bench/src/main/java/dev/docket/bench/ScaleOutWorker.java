@@ -25,7 +25,9 @@ public final class ScaleOutWorker {
         int concurrency = Integer.parseInt(args[1]);
         HikariConfig hc = new HikariConfig();
         hc.setJdbcUrl(args[0]);
-        hc.setMaximumPoolSize(Math.max(16, concurrency + 8));
+        // As in-process (concurrency + 8), but at most 40: four JVMs at concurrency 64 and the benchmark's own
+        // pool must stay within the embedded server's max_connections (300); a worker needs queues + 6.
+        hc.setMaximumPoolSize(Math.min(40, Math.max(16, concurrency + 8)));
         hc.setPoolName("scale-out");
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try (HikariDataSource ds = new HikariDataSource(hc);
