@@ -6,42 +6,62 @@ package dev.docket;
  * @param kind          only dead jobs of this kind ({@code null}: all)
  * @param errorContains only those with this text, ignoring case, in one of their error messages or their
  *                      reason; the JSON around the messages is not searched ({@code null}: all)
+ * @param signature     only those whose last error has this signature ({@link DeadJobGroup#signature()}),
+ *                      exactly ({@code null}: all)
  * @param before        only ids below this one ({@code null}: from the newest)
  * @param limit         page size, 1 to 1000
  */
-public record DeadJobQuery(String kind, String errorContains, Long before, int limit) {
+public record DeadJobQuery(String kind, String errorContains, String signature, Long before, int limit) {
+
+    /** The longest signature a filter may name (a signature is at most 200 characters; a longer one matches nothing). */
+    public static final int MAX_SIGNATURE_LENGTH = 200;
 
     public DeadJobQuery {
         if (limit < 1 || limit > 1000) {
             throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
         }
         if (kind != null) {
-            Docket.checkKind(kind);
+            Kinds.checkName(kind);
         }
         if (errorContains != null && (errorContains.isEmpty() || errorContains.length() > 1000
                 || !dev.docket.internal.text.TextRules.isText(errorContains))) {
             throw new IllegalArgumentException("errorContains must be 1 to 1000 characters without NUL or unpaired surrogates");
         }
+        if (signature != null && (signature.isEmpty() || signature.length() > MAX_SIGNATURE_LENGTH
+                || !dev.docket.internal.text.TextRules.isText(signature))) {
+            throw new IllegalArgumentException("signature must be 1 to " + MAX_SIGNATURE_LENGTH
+                    + " characters without NUL or unpaired surrogates");
+        }
+    }
+
+    /** A filter without a signature (the form before signatures existed). */
+    public DeadJobQuery(String kind, String errorContains, Long before, int limit) {
+        this(kind, errorContains, null, before, limit);
     }
 
     /** Every dead job, newest first, 50 a page. */
     public static DeadJobQuery all() {
-        return new DeadJobQuery(null, null, null, 50);
+        return new DeadJobQuery(null, null, null, null, 50);
     }
 
     public DeadJobQuery withKind(String kind) {
-        return new DeadJobQuery(kind, errorContains, before, limit);
+        return new DeadJobQuery(kind, errorContains, signature, before, limit);
     }
 
     public DeadJobQuery withErrorContains(String text) {
-        return new DeadJobQuery(kind, text, before, limit);
+        return new DeadJobQuery(kind, text, signature, before, limit);
+    }
+
+    /** Only the dead jobs of one group: {@link DeadJobGroup#signature()}, matched exactly. */
+    public DeadJobQuery withSignature(String signature) {
+        return new DeadJobQuery(kind, errorContains, signature, before, limit);
     }
 
     public DeadJobQuery withBefore(Long before) {
-        return new DeadJobQuery(kind, errorContains, before, limit);
+        return new DeadJobQuery(kind, errorContains, signature, before, limit);
     }
 
     public DeadJobQuery withLimit(int limit) {
-        return new DeadJobQuery(kind, errorContains, before, limit);
+        return new DeadJobQuery(kind, errorContains, signature, before, limit);
     }
 }

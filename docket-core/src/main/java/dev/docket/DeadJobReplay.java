@@ -11,6 +11,7 @@ import java.time.Instant;
  * @param id            the replay's id
  * @param kind          only dead jobs of this kind, or {@code null} for any
  * @param errorContains only dead jobs whose errors contain this text, or {@code null} for any
+ * @param signature     only dead jobs of this error signature ({@link DeadJobGroup#signature()}), or {@code null} for any
  * @param before        only dead jobs with an id below this one, or {@code null} for any
  * @param ratePerSecond the most jobs it replays per second
  * @param max           the most jobs it looks at
@@ -21,7 +22,7 @@ import java.time.Instant;
  * @param createdAt     when it started
  * @param finishedAt    when it finished, or {@code null} while it runs
  */
-public record DeadJobReplay(long id, String kind, String errorContains, Long before, double ratePerSecond, int max,
+public record DeadJobReplay(long id, String kind, String errorContains, String signature, Long before, double ratePerSecond, int max,
                             int matched, int scanned, int replayed, State state, Instant createdAt,
                             Instant finishedAt) {
 

@@ -1,25 +1,23 @@
 package dev.docket;
 
+import static dev.docket.internal.db.Database.call;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.Database;
+import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.enqueue.JobInserter;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.maintenance.CronEnqueuer;
 import dev.docket.internal.migrate.Migrator;
+import dev.docket.internal.migrate.SchemaGuard;
 import dev.docket.internal.notify.EnqueueNotifier;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -46,6 +44,10 @@ import javax.sql.DataSource;
  * <p>Kinds known only by name have the thin form: {@code enqueue("send_email", payload)} and
  * {@code handler("send_email", SendEmail.class, handler)}.
  *
+ * <p>The forms without a {@link Connection} commit on their own, unless the builder was given
+ * {@link Builder#externalTransactions} and the caller is inside such a transaction (Spring's
+ * {@code @Transactional} with the starter): then they join it.
+ *
  * <p>Jobs run at least once: see {@link JobHandler}. {@link #close()} stops the workers this
  * instance started; it does not close the data source.
  */
@@ -57,35 +59,28 @@ public final class Docket implements AutoCloseable {
     private final DataSource dataSource;
     private final SchemaName schema;
     private final Database store;
-    private final PayloadCodec codec;
-    private final RetryPolicy defaultRetryPolicy;
-    /** The settings of string kinds: each declared JobKind, and a JobKind for each kind configured piece by piece. */
-    private final Map<String, JobKind<?>> kinds;
-    private final Map<String, JobKind<?>> declaredKinds;
-    private final List<CronEnqueuer.Schedule> schedules;
-    private final Duration historyRetention;
-    private final Duration deadJobRetention;
+    private final Kinds kinds;
+    private final Shared shared;
     private final Duration migrationLockTimeout;
     private final JobInserter inserter;
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
-    private volatile boolean schemaChecked;
 
     private Docket(Builder b) {
         this.dataSource = b.dataSource;
         this.schema = new SchemaName(b.schema);
-        this.codec = new PayloadCodec(b.objectMapper, b.maxPayloadBytes);
+        PayloadCodec codec = new PayloadCodec(b.objectMapper, b.maxPayloadBytes);
         this.store = new Database(dataSource, schema, b.objectMapper);
-        this.defaultRetryPolicy = b.defaultRetryPolicy;
-        this.declaredKinds = Map.copyOf(b.declaredKinds);
-        this.kinds = b.kinds();
-        this.schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(),
-                CronEnqueuer.executionTime(p.cron()), p.zone(), row(NewJob.of(p.kind(), p.payload(), p.options()))))
+        this.kinds = b.kinds.build(codec, b.defaultRetryPolicy);
+        SchemaGuard schemaGuard = new SchemaGuard(store, schema.name());
+        List<CronEnqueuer.Schedule> schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(),
+                CronEnqueuer.executionTime(p.cron()), p.zone(), kinds.row(NewJob.of(p.kind(), p.payload(), p.options()))))
                 .toList();
-        this.historyRetention = b.historyRetention;
-        this.deadJobRetention = b.deadJobRetention;
+        this.shared = new Shared(store, schema, codec, kinds, schemaGuard, schedules, b.historyRetention,
+                b.deadJobRetention);
         this.migrationLockTimeout = b.migrationLockTimeout;
-        this.inserter = new JobInserter(dataSource, store, this::requireSchema,
-                b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null, this::wakeLocalWorkers);
+        this.inserter = new JobInserter(dataSource, store, schemaGuard::require,
+                b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null, this::wakeLocalWorkers,
+                b.externalTransactions);
     }
 
     /** Starts configuring a Docket on {@code dataSource} (a pool such as HikariCP is recommended). */
@@ -108,7 +103,7 @@ public final class Docket implements AutoCloseable {
     public int migrate() {
         try {
             int applied = new Migrator(dataSource, schema, migrationLockTimeout).migrate();
-            schemaChecked = true;
+            shared.schemaGuard().markCurrent();
             return applied;
         } catch (SQLException e) {
             throw new DocketException("docket: migrating schema " + schema.name() + " failed: " + e.getMessage(), e);
@@ -127,42 +122,7 @@ public final class Docket implements AutoCloseable {
 
     /** The schema version in the database; 0 when Docket's tables do not exist. */
     public int schemaVersion() {
-        try {
-            return store.schema().version();
-        } catch (SQLException e) {
-            throw new DocketException("docket: cannot read the schema version: " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * Throws a message saying what to run unless the database schema is the version this build needs.
-     * Checked once per instance, with statements that cannot fail, so a check inside a caller's
-     * transaction never aborts it.
-     */
-    void requireSchema(Connection c) throws SQLException {
-        if (schemaChecked) {
-            return;
-        }
-        int found = store.schema().version(c);
-        int wanted = supportedSchemaVersion();
-        if (found < wanted) {
-            throw new DocketException("docket: schema " + schema.name() + " is at version " + found
-                    + " but this Docket needs version " + wanted
-                    + ": run docket.migrate() (or `docket migrate`) before starting work");
-        }
-        if (found > wanted) {
-            throw new DocketException("docket: schema " + schema.name() + " is at version " + found
-                    + ", newer than this Docket supports (" + wanted + "): upgrade Docket on this node");
-        }
-        schemaChecked = true;
-    }
-
-    void requireSchema() {
-        try (Connection c = dataSource.getConnection()) {
-            requireSchema(c);
-        } catch (SQLException e) {
-            throw new DocketException("docket: cannot check the schema version: " + e.getMessage(), e);
-        }
+        return call("reading the schema version", store.schema()::version);
     }
 
     /*
@@ -170,7 +130,7 @@ public final class Docket implements AutoCloseable {
      * or in the caller's (a Connection first). The typed forms take a JobKind and say, for every job,
      * whether it was inserted or a live job already held its unique key. The string-kind forms are
      * the thin form for kinds known only by name; the ones returning ids keep their signatures. All
-     * of them end in the same two methods, enqueueRows(...) and row(...).
+     * of them end in enqueueRows(...), their rows made by {@link Kinds}.
      */
 
     /**
@@ -193,7 +153,7 @@ public final class Docket implements AutoCloseable {
      * @throws DocketException          when the database fails
      */
     public <T> Enqueued enqueue(JobKind<T> kind, T payload, JobOptions options) {
-        return enqueueRows(null, List.of(row(kind, payload, options))).getFirst();
+        return enqueueRows(null, List.of(kinds.row(kind, payload, options))).getFirst();
     }
 
     /**
@@ -201,7 +161,7 @@ public final class Docket implements AutoCloseable {
      * one insert; returns them in the order given.
      */
     public <T> List<Enqueued> enqueueAll(JobKind<T> kind, Collection<? extends T> payloads) {
-        return enqueueRows(null, rows(kind, payloads));
+        return enqueueRows(null, kinds.rows(kind, payloads));
     }
 
     /** Like {@link #enqueue(JobKind, Object)}, inside the caller's transaction (see {@link #enqueue(Connection, String, Object, JobOptions)}). */
@@ -214,12 +174,12 @@ public final class Docket implements AutoCloseable {
      * exists if and only if that transaction commits. Never commits, rolls back or closes {@code tx}.
      */
     public <T> Enqueued enqueue(Connection tx, JobKind<T> kind, T payload, JobOptions options) {
-        return enqueueRows(Objects.requireNonNull(tx, "tx"), List.of(row(kind, payload, options))).getFirst();
+        return enqueueRows(Objects.requireNonNull(tx, "tx"), List.of(kinds.row(kind, payload, options))).getFirst();
     }
 
     /** Like {@link #enqueueAll(JobKind, Collection)}, inside the caller's transaction. */
     public <T> List<Enqueued> enqueueAll(Connection tx, JobKind<T> kind, Collection<? extends T> payloads) {
-        return enqueueRows(Objects.requireNonNull(tx, "tx"), rows(kind, payloads));
+        return enqueueRows(Objects.requireNonNull(tx, "tx"), kinds.rows(kind, payloads));
     }
 
     /** Enqueues a job with {@link JobOptions#defaults()} in its own transaction and returns its id. */
@@ -257,12 +217,12 @@ public final class Docket implements AutoCloseable {
      * the same unique key.
      */
     public Enqueued enqueueWithResult(String kind, Object payload, JobOptions options) {
-        return enqueueRows(null, List.of(row(NewJob.of(kind, payload, options)))).getFirst();
+        return enqueueRows(null, List.of(kinds.row(NewJob.of(kind, payload, options)))).getFirst();
     }
 
     /** Like {@link #enqueueWithResult(String, Object, JobOptions)}, inside the caller's transaction. */
     public Enqueued enqueueWithResult(Connection tx, String kind, Object payload, JobOptions options) {
-        return enqueueRows(Objects.requireNonNull(tx, "tx"), List.of(row(NewJob.of(kind, payload, options)))).getFirst();
+        return enqueueRows(Objects.requireNonNull(tx, "tx"), List.of(kinds.row(NewJob.of(kind, payload, options)))).getFirst();
     }
 
     /**
@@ -270,12 +230,12 @@ public final class Docket implements AutoCloseable {
      * Jobs of a {@link JobKind} are made with {@link NewJob#of(JobKind, Object, JobOptions)}.
      */
     public List<Long> enqueueAll(List<NewJob> jobs) {
-        return ids(enqueueAllWithResult(jobs));
+        return enqueueAllWithResult(jobs).stream().map(Enqueued::id).toList();
     }
 
     /** Like {@link #enqueueAll(List)}, saying for each job whether it was inserted. */
     public List<Enqueued> enqueueAllWithResult(List<NewJob> jobs) {
-        return enqueueRows(null, rows(jobs));
+        return enqueueRows(null, kinds.rows(jobs));
     }
 
     /**
@@ -283,7 +243,7 @@ public final class Docket implements AutoCloseable {
      * and returns their ids in the order given. Never commits, rolls back or closes {@code tx}.
      */
     public List<Long> enqueueAll(Connection tx, List<NewJob> jobs) {
-        return ids(enqueueAllWithResult(tx, jobs));
+        return enqueueAllWithResult(tx, jobs).stream().map(Enqueued::id).toList();
     }
 
     /**
@@ -292,98 +252,21 @@ public final class Docket implements AutoCloseable {
      * for: if it rolls back, this call inserts and says so.
      */
     public List<Enqueued> enqueueAllWithResult(Connection tx, List<NewJob> jobs) {
-        return enqueueRows(Objects.requireNonNull(tx, "tx"), rows(jobs));
-    }
-
-    private <T> InsertRow row(JobKind<T> kind, T payload, JobOptions options) {
-        return row(Objects.requireNonNull(kind, "kind").name(), kind, payload, options);
-    }
-
-    private <T> List<InsertRow> rows(JobKind<T> kind, Collection<? extends T> payloads) {
-        Objects.requireNonNull(kind, "kind");
-        Objects.requireNonNull(payloads, "payloads");
-        List<InsertRow> rows = new ArrayList<>(payloads.size());
-        for (T payload : payloads) {
-            rows.add(row(kind.name(), kind, payload, JobOptions.defaults()));
-        }
-        return rows;
-    }
-
-    private static List<Long> ids(List<Enqueued> enqueued) {
-        List<Long> ids = new ArrayList<>(enqueued.size());
-        for (Enqueued e : enqueued) {
-            ids.add(e.id());
-        }
-        return ids;
+        return enqueueRows(Objects.requireNonNull(tx, "tx"), kinds.rows(jobs));
     }
 
     /** Inserts rows in a transaction of their own ({@code tx} null) or in the caller's. */
     private List<Enqueued> enqueueRows(Connection tx, List<InsertRow> rows) {
         try {
-            return tx != null ? inserter.insert(tx, rows) : inserter.insertOwnTransaction(rows);
+            return tx != null ? inserter.insert(tx, rows) : inserter.insertJoiningOrOwn(rows);
         } catch (SQLException e) {
             throw new DocketException("docket: enqueue failed: " + e.getMessage(), e);
         }
     }
 
-    private List<InsertRow> rows(List<NewJob> jobs) {
-        Objects.requireNonNull(jobs, "jobs");
-        List<InsertRow> rows = new ArrayList<>(jobs.size());
-        for (NewJob job : jobs) {
-            Objects.requireNonNull(job, "jobs must not contain null");
-            rows.add(row(job));
-        }
-        return rows;
-    }
-
-    /** A string-kind job: the settings of its kind, if the builder declared or configured it. */
-    private InsertRow row(NewJob job) {
-        checkKind(job.kind());
-        return row(job.kind(), kinds.get(job.kind()), job.payload(), job.options());
-    }
-
-    /**
-     * The one place a job's row is made, for string and typed kinds alike: the job's own options,
-     * then the kind's defaults, then the kind's (or the default) retry policy and payload version.
-     */
-    private InsertRow row(String kindName, JobKind<?> kind, Object payload, JobOptions given) {
-        Objects.requireNonNull(given, "options");
-        JobOptions kindDefaults = kind == null || kind.defaults() == JobOptions.defaults() ? null : kind.defaults();
-        // The common call passes JobOptions.defaults(), which the kind's defaults replace whole: no copy per job.
-        JobOptions options = kindDefaults == null ? given
-                : given == JobOptions.defaults() ? kindDefaults : given.withDefaults(kindDefaults);
-        String json = codec.toJson(payload);
-        Long runAtMicros = options.runAt() == null ? null : epochMicros(options.runAt());
-        Long delayMillis = options.delay() == null ? null : options.delay().toMillis();
-        RetryPolicy retry = kind == null || kind.retryPolicy() == null ? defaultRetryPolicy : kind.retryPolicy();
-        int maxAttempts = options.maxAttempts() != null ? options.maxAttempts() : retry.maxAttempts();
-        int version = options.payloadVersion() != null ? options.payloadVersion() : kind == null ? 1 : kind.payloadVersion();
-        return new InsertRow(options.queue(), kindName, json, version, options.priority(), runAtMicros, delayMillis,
-                maxAttempts, options.tenant(), options.uniqueKey(),
-                options.uniqueFor() == null ? null : options.uniqueFor().toMillis(), codec.metadataJson(options.metadata()));
-    }
-
-    /** {@link JobOptions.Builder#runAt} keeps {@code t} within the range PostgreSQL and this arithmetic hold. */
-    private static long epochMicros(Instant t) {
-        return ChronoUnit.MICROS.between(Instant.EPOCH, t);
-    }
-
-    static void checkKind(String kind) {
-        if (kind == null || kind.isBlank() || kind.length() > MAX_KIND_LENGTH
-                || !dev.docket.internal.text.TextRules.isName(kind)) {
-            throw new IllegalArgumentException("kind must be 1 to " + MAX_KIND_LENGTH + " characters without control "
-                    + "characters, invisible formatting characters (zero-width, bidirectional), separators other than "
-                    + "the space, unassigned code points or unpaired surrogates, was " + JobOptions.describe(kind));
-        }
-    }
-
     /** Finds a job wherever it lives: waiting or running, completed or cancelled, or dead. */
     public Optional<JobInfo> job(long id) {
-        try {
-            return store.jobs().find(id);
-        } catch (SQLException e) {
-            throw new DocketException("docket: looking up job " + id + " failed: " + e.getMessage(), e);
-        }
+        return call("looking up job " + id, () -> store.jobs().find(id));
     }
 
     /**
@@ -395,16 +278,12 @@ public final class Docket implements AutoCloseable {
      *         already completed, cancelled or dead)
      */
     public boolean cancel(long id) {
-        try {
-            return store.jobs().cancel(id).isPresent();
-        } catch (SQLException e) {
-            throw new DocketException("docket: cancelling job " + id + " failed: " + e.getMessage(), e);
-        }
+        return call("cancelling job " + id, () -> store.jobs().cancel(id).isPresent());
     }
 
     /** Listings, statistics and dead-letter replay; see {@link DocketAdmin}. */
     public DocketAdmin admin() {
-        return new DocketAdmin(store);
+        return new DocketAdmin(store, shared.codec());
     }
 
     /**
@@ -413,47 +292,16 @@ public final class Docket implements AutoCloseable {
      * directly carries its own ({@link JobKind#retryPolicy()}, else the default).
      */
     public RetryPolicy retryPolicy(String kind) {
-        JobKind<?> k = kinds.get(kind);
-        return k != null && k.retryPolicy() != null ? k.retryPolicy() : defaultRetryPolicy;
+        return kinds.retryPolicy(kind);
     }
 
-    RetryPolicy defaultRetryPolicy() {
-        return defaultRetryPolicy;
+    Shared shared() {
+        return shared;
     }
-
-    /** The kind declared on the builder under {@code name}, or null. */
-    JobKind<?> declaredKind(String name) {
-        return declaredKinds.get(name);
-    }
-
 
     /** Starts configuring a worker that runs jobs in this JVM. */
     public Worker.Builder worker() {
         return new Worker.Builder(this);
-    }
-
-    Database store() {
-        return store;
-    }
-
-    PayloadCodec codec() {
-        return codec;
-    }
-
-    SchemaName schemaName() {
-        return schema;
-    }
-
-    List<CronEnqueuer.Schedule> schedules() {
-        return schedules;
-    }
-
-    Duration historyRetention() {
-        return historyRetention;
-    }
-
-    Duration deadJobRetention() {
-        return deadJobRetention;
     }
 
     /**
@@ -496,16 +344,14 @@ public final class Docket implements AutoCloseable {
         private ObjectMapper objectMapper = PayloadCodec.defaultMapper();
         private int maxPayloadBytes = 256 * 1024;
         private RetryPolicy defaultRetryPolicy = RetryPolicy.defaults();
-        private final Map<String, RetryPolicy> retryPolicies = new HashMap<>();
-        private final Map<String, Integer> payloadVersions = new HashMap<>();
         private final List<PeriodicJob> periodic = new ArrayList<>();
-        private final Map<String, JobOptions> kindDefaults = new HashMap<>();
-        private final Map<String, JobKind<?>> declaredKinds = new HashMap<>();
+        private final Kinds.Declarations kinds = new Kinds.Declarations();
         private Duration historyRetention = Duration.ofDays(7);
         private Duration deadJobRetention = Duration.ofDays(30);
         private Duration migrationLockTimeout = Duration.ofSeconds(10);
         private boolean notifyOnEnqueue = true;
         private Duration notifyWindow = Duration.ofMillis(5);
+        private ExternalTransactions externalTransactions;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -544,8 +390,7 @@ public final class Docket implements AutoCloseable {
 
         /** The retry policy of one kind (its max attempts apply at enqueue, its backoff in workers). */
         public Builder retryPolicy(String kind, RetryPolicy policy) {
-            checkKind(kind);
-            retryPolicies.put(kind, Objects.requireNonNull(policy, "policy"));
+            kinds.retryPolicy(kind, policy);
             return this;
         }
 
@@ -555,11 +400,7 @@ public final class Docket implements AutoCloseable {
          * old version ({@link Worker.Builder#upcaster}) so jobs enqueued before the deploy still run.
          */
         public Builder payloadVersion(String kind, int version) {
-            checkKind(kind);
-            if (version < 1) {
-                throw new IllegalArgumentException("payloadVersion must be >= 1, was " + version);
-            }
-            payloadVersions.put(kind, version);
+            kinds.payloadVersion(kind, version);
             return this;
         }
 
@@ -571,8 +412,7 @@ public final class Docket implements AutoCloseable {
          * with the rest of a kind's settings.
          */
         public Builder kindDefaults(String kind, JobOptions defaults) {
-            checkKind(kind);
-            kindDefaults.put(kind, Objects.requireNonNull(defaults, "defaults"));
+            kinds.defaults(kind, defaults);
             return this;
         }
 
@@ -587,10 +427,7 @@ public final class Docket implements AutoCloseable {
          * @throws IllegalArgumentException if a kind of that name is already declared
          */
         public Builder kind(JobKind<?> kind) {
-            Objects.requireNonNull(kind, "kind");
-            if (declaredKinds.putIfAbsent(kind.name(), kind) != null) {
-                throw new IllegalArgumentException("a kind named '" + kind.name() + "' is already declared");
-            }
+            kinds.declare(kind);
             return this;
         }
 
@@ -612,19 +449,19 @@ public final class Docket implements AutoCloseable {
          * day partition at a time. {@link Duration#ZERO} deletes jobs on completion instead.
          */
         public Builder historyRetention(Duration retention) {
-            this.historyRetention = nonNegative("historyRetention", retention);
+            this.historyRetention = Checks.nonNegative("historyRetention", retention);
             return this;
         }
 
         /** How long dead jobs stay in the dead-letter table, default 30 days. */
         public Builder deadJobRetention(Duration retention) {
-            this.deadJobRetention = nonNegative("deadJobRetention", retention);
+            this.deadJobRetention = Checks.nonNegative("deadJobRetention", retention);
             return this;
         }
 
         /** {@code lock_timeout} for each migration once it holds the migration lock; default 10 s. */
         public Builder migrationLockTimeout(Duration timeout) {
-            this.migrationLockTimeout = positive("migrationLockTimeout", timeout);
+            this.migrationLockTimeout = Checks.positive("migrationLockTimeout", timeout);
             return this;
         }
 
@@ -639,7 +476,17 @@ public final class Docket implements AutoCloseable {
 
         /** The per-queue notification rate limit window, default 5 ms. */
         public Builder notifyWindow(Duration window) {
-            this.notifyWindow = positive("notifyWindow", window);
+            this.notifyWindow = Checks.positive("notifyWindow", window);
+            return this;
+        }
+
+        /**
+         * Makes the enqueue forms without a {@link Connection} join the caller's transaction when
+         * {@code transactions} reports one (see {@link ExternalTransactions}); default none: they
+         * always commit on their own. The Spring Boot starter sets this for Spring-managed transactions.
+         */
+        public Builder externalTransactions(ExternalTransactions transactions) {
+            this.externalTransactions = Objects.requireNonNull(transactions, "transactions");
             return this;
         }
 
@@ -651,48 +498,6 @@ public final class Docket implements AutoCloseable {
          */
         public Docket build() {
             return new Docket(this);
-        }
-
-        /** Declared kinds, and a kind for each name configured piece by piece (retry policy, version, defaults). */
-        private Map<String, JobKind<?>> kinds() {
-            Map<String, JobKind<?>> kinds = new HashMap<>(declaredKinds);
-            Set<String> configured = new LinkedHashSet<>(retryPolicies.keySet());
-            configured.addAll(payloadVersions.keySet());
-            configured.addAll(kindDefaults.keySet());
-            for (String name : configured) {
-                if (declaredKinds.containsKey(name)) {
-                    throw new IllegalArgumentException("kind '" + name + "' is declared with kind(JobKind): set its "
-                            + "retry policy, payload version and defaults on that JobKind");
-                }
-                JobKind.Builder<Object> kind = JobKind.of(name, Object.class);
-                if (retryPolicies.containsKey(name)) {
-                    kind.retry(retryPolicies.get(name));
-                }
-                if (payloadVersions.containsKey(name)) {
-                    kind.payloadVersion(payloadVersions.get(name));
-                }
-                if (kindDefaults.containsKey(name)) {
-                    kind.defaults(kindDefaults.get(name));
-                }
-                kinds.put(name, kind.build());
-            }
-            return Map.copyOf(kinds);
-        }
-
-        static Duration positive(String name, Duration d) {
-            Objects.requireNonNull(d, name);
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive, was " + d);
-            }
-            return d;
-        }
-
-        static Duration nonNegative(String name, Duration d) {
-            Objects.requireNonNull(d, name);
-            if (d.isNegative()) {
-                throw new IllegalArgumentException(name + " must not be negative, was " + d);
-            }
-            return d;
         }
     }
 }

@@ -1,7 +1,13 @@
 package dev.docket;
 
+import static dev.docket.internal.db.Database.call;
+
 import dev.docket.internal.db.Database;
-import java.sql.SQLException;
+import dev.docket.internal.db.DeadJobQueries;
+import dev.docket.internal.db.DeadJobRepairQueries;
+import dev.docket.internal.json.PayloadCodec;
+import dev.docket.internal.repair.PayloadRepairs;
+import dev.docket.internal.text.TextRules;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -14,10 +20,17 @@ import java.util.Optional;
  */
 public final class DocketAdmin {
 
-    private final Database store;
+    /** The longest {@code repairedBy}, in characters. */
+    public static final int MAX_REPAIRED_BY = 200;
+    /** The most dead jobs one {@link #repairDeadGroup} may change. */
+    public static final int MAX_GROUP_REPAIR = 10_000;
 
-    DocketAdmin(Database store) {
+    private final Database store;
+    private final PayloadRepairs repairs;
+
+    DocketAdmin(Database store, PayloadCodec codec) {
         this.store = store;
+        this.repairs = new PayloadRepairs(store, codec);
     }
 
     /** One page of jobs, wherever they live, newest first. */
@@ -30,22 +43,91 @@ public final class DocketAdmin {
     /** One page of the dead-letter table, newest first. */
     public List<JobSummary> deadJobs(DeadJobQuery query) {
         Objects.requireNonNull(query, "query");
-        return call("listing dead jobs", () -> store.deadJobs().list(query.kind(), query.errorContains(), query.before(),
-                query.limit()));
+        return call("listing dead jobs", () -> {
+            if (query.signature() != null) {
+                store.deadJobs().sign();
+            }
+            return store.deadJobs().list(filter(query), query.limit());
+        });
     }
 
     /**
-     * The dead-letter table grouped by kind and error (the first line of each job's last error),
-     * largest groups first, at most {@code limit} (1 to 1000) groups; {@code kind} null for all.
+     * The dead-letter table grouped by kind and error signature (see {@link DeadJobGroup}), largest
+     * groups first, at most {@code limit} (1 to 1000) groups; {@code kind} null for all. Signatures are
+     * computed for the jobs that died since the last call first, so a group counts every job that died
+     * before this call.
      */
     public List<DeadJobGroup> deadJobGroups(String kind, int limit) {
         if (kind != null) {
-            Docket.checkKind(kind);
+            Kinds.checkName(kind);
         }
         if (limit < 1 || limit > 1000) {
             throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
         }
-        return call("grouping dead jobs", () -> store.deadJobs().groups(kind, limit));
+        return call("grouping dead jobs", () -> {
+            store.deadJobs().sign();
+            return store.deadJobs().groups(kind, limit);
+        });
+    }
+
+    /**
+     * Replaces a dead job's payload before it is replayed (the job stays dead until replayed). The
+     * payload must be JSON text that an enqueue would accept: within {@code maxPayloadBytes}, no field
+     * name twice in one object, no NUL and no unpaired surrogate in its strings. The repair is recorded in
+     * the job's metadata under {@code docket.repairs}, as {@code {"at", "by", "how"}} (the payload
+     * itself is not), and stays with the job when it is replayed.
+     *
+     * @param repairedBy who repairs it, for the record: 1 to {@value #MAX_REPAIRED_BY} printable characters
+     * @return false if no dead job has this id (it may have been replayed meanwhile)
+     * @throws IllegalArgumentException for a payload or a {@code repairedBy} that breaks these rules
+     */
+    public boolean repairDead(long id, String payload, String repairedBy) {
+        checkRepairedBy(repairedBy);
+        return call("repairing dead job " + id, () -> repairs.replace(id, payload, repairedBy));
+    }
+
+    /**
+     * Applies a JSON merge patch (RFC 7386) to the payload of every dead job of one group: the patch
+     * sets the fields it names, removes those it sets to {@code null} and merges nested objects. It
+     * must be a JSON object (any other JSON value would replace every payload whole). Applying it twice
+     * is the same as once. All or nothing: the jobs are changed in one transaction, locked as they are
+     * read, and a payload the patch would make invalid (over {@code maxPayloadBytes}) fails the whole
+     * repair, naming the job. Jobs the patch leaves unchanged are neither written nor recorded; the
+     * others are recorded as for {@link #repairDead}. Replay them afterwards, by signature and at a rate
+     * ({@link #startReplay}).
+     *
+     * @param group      the group: {@code kind} and {@code signature} are required; {@code errorContains} and
+     *                   {@code before} narrow it further; its page size is not used
+     * @param mergePatch a JSON object
+     * @param repairedBy who repairs them, as for {@link #repairDead}
+     * @param max        the most jobs to look at, newest first, 1 to {@value #MAX_GROUP_REPAIR}
+     * @param dryRun     true: change nothing, only say which jobs the patch would change
+     */
+    public DeadJobRepair repairDeadGroup(DeadJobQuery group, String mergePatch, String repairedBy, int max,
+                                         boolean dryRun) {
+        Objects.requireNonNull(group, "group");
+        if (group.kind() == null || group.signature() == null) {
+            throw new IllegalArgumentException("a group repair names its group: a kind and a signature (see deadJobGroups)");
+        }
+        checkRepairedBy(repairedBy);
+        if (max < 1 || max > MAX_GROUP_REPAIR) {
+            throw new IllegalArgumentException("max must be between 1 and " + MAX_GROUP_REPAIR + ", was " + max);
+        }
+        DeadJobRepairQueries.GroupResult result = call("repairing dead jobs of kind " + group.kind(),
+                () -> repairs.patch(filter(group), mergePatch, repairedBy, max, dryRun));
+        return new DeadJobRepair(result.matched(), result.changed(), dryRun);
+    }
+
+    private static void checkRepairedBy(String repairedBy) {
+        if (repairedBy == null || repairedBy.isBlank() || repairedBy.length() > MAX_REPAIRED_BY
+                || !TextRules.isName(repairedBy)) {
+            throw new IllegalArgumentException("repairedBy must be 1 to " + MAX_REPAIRED_BY + " printable characters, was "
+                    + JobOptions.describe(repairedBy));
+        }
+    }
+
+    private static DeadJobQueries.Filter filter(DeadJobQuery query) {
+        return new DeadJobQueries.Filter(query.kind(), query.errorContains(), query.signature(), query.before());
     }
 
     /**
@@ -75,7 +157,7 @@ public final class DocketAdmin {
     public static final double MAX_REPLAY_RATE = 100_000;
 
     /**
-     * Starts replaying the dead jobs that match {@code filter} (its kind, error text and {@code before};
+     * Starts replaying the dead jobs that match {@code filter} (its kind, error text, signature and {@code before};
      * its page size is not used), newest first, at no more than {@code ratePerSecond}, at most {@code max}
      * of them. The cluster's maintenance leader carries it out a turn per maintenance round, so a worker
      * with maintenance on must be running; its progress is kept in the database
@@ -94,8 +176,12 @@ public final class DocketAdmin {
         if (max < 1 || max > MAX_REPLAY) {
             throw new IllegalArgumentException("max must be between 1 and " + MAX_REPLAY + ", was " + max);
         }
-        return call("starting a dead-letter replay", () -> store.deadJobReplays().start(filter.kind(), filter.errorContains(),
-                filter.before(), ratePerSecond, max));
+        return call("starting a dead-letter replay", () -> {
+            if (filter.signature() != null) {
+                store.deadJobs().sign();
+            }
+            return store.deadJobReplays().start(filter(filter), ratePerSecond, max);
+        });
     }
 
     /** A replay started with {@link #startReplay}, as far as it has got; empty once pruned (7 days after it finished). */
@@ -109,8 +195,22 @@ public final class DocketAdmin {
     }
 
     /**
+     * Whether a queue of this name is known: it has settings of its own (paused or capped), or any
+     * job, live, finished (within the history's retention) or dead. Check it before
+     * {@link #pauseQueue}, {@link #resumeQueue} or {@link #setQueueLimits}, which create a queue's
+     * settings for any valid name, so that a typo does not go unnoticed (the REST API and the CLI
+     * answer "not found" unless asked to create it). It reads the jobs and dead-letter tables, so it
+     * is for operators' commands, not for a hot path.
+     */
+    public boolean knowsQueue(String queue) {
+        JobOptions.builder().queue(queue);
+        return call("looking up queue " + queue, () -> store.queues().known(queue));
+    }
+
+    /**
      * Pauses a queue on every worker of the cluster: it is not claimed from the next claim on;
-     * jobs already running finish. Enqueueing into it still works.
+     * jobs already running finish. Enqueueing into it still works. A queue without settings gets
+     * them (see {@link #knowsQueue} to catch a misspelt name first).
      */
     public void pauseQueue(String queue) {
         JobOptions.builder().queue(queue);
@@ -161,17 +261,5 @@ public final class DocketAdmin {
     /** Statistics per queue and kind, for the whole cluster; see {@link QueueStats}. */
     public List<QueueStats> stats() {
         return call("computing statistics", store.stats()::stats);
-    }
-
-    private interface Query<T> {
-        T run() throws SQLException;
-    }
-
-    private static <T> T call(String what, Query<T> query) {
-        try {
-            return query.run();
-        } catch (SQLException e) {
-            throw new DocketException("docket: " + what + " failed: " + e.getMessage(), e);
-        }
     }
 }

@@ -194,7 +194,7 @@ public final class JobKind<T> {
         private Duration newerVersionWait = DEFAULT_NEWER_VERSION_WAIT;
 
         private Builder(String name, Class<T> payloadType) {
-            Docket.checkKind(name);
+            Kinds.checkName(name);
             this.name = name;
             this.payloadType = Objects.requireNonNull(payloadType, "payloadType");
         }

@@ -20,7 +20,7 @@ public record JobQuery(JobState state, String queue, String kind, Long before, i
             JobOptions.builder().queue(queue);
         }
         if (kind != null) {
-            Docket.checkKind(kind);
+            Kinds.checkName(kind);
         }
     }
 

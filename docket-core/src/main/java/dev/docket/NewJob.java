@@ -9,7 +9,7 @@ import java.util.Objects;
 public record NewJob(String kind, Object payload, JobOptions options) {
 
     public NewJob {
-        Docket.checkKind(kind);
+        Kinds.checkName(kind);
         Objects.requireNonNull(options, "options");
     }
 

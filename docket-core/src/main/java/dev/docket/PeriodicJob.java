@@ -35,7 +35,7 @@ public record PeriodicJob(String name, String cron, ZoneId zone, String kind, Ob
         }
         Objects.requireNonNull(zone, "zone");
         Objects.requireNonNull(options, "options");
-        Docket.checkKind(kind);
+        Kinds.checkName(kind);
         CronEnqueuer.executionTime(cron);
     }
 

@@ -1,33 +1,11 @@
 package dev.docket;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.docket.internal.completer.Completer;
-import dev.docket.internal.executor.HandlerBinding;
-import dev.docket.internal.executor.InFlight;
-import dev.docket.internal.executor.JobExecutor;
-import dev.docket.internal.heartbeat.Heartbeater;
-import dev.docket.internal.leader.LeaderElector;
-import dev.docket.internal.maintenance.CronEnqueuer;
-import dev.docket.internal.maintenance.Maintainer;
-import dev.docket.internal.notify.Notifier;
-import dev.docket.internal.producer.HandlerDrain;
-import dev.docket.internal.producer.Producer;
-import dev.docket.internal.producer.QueueSettingsWatcher;
-import dev.docket.internal.service.Lifecycle;
-import dev.docket.internal.service.PoolSize;
-import dev.docket.internal.service.Service;
-import dev.docket.internal.service.ServiceGroup;
-import dev.docket.internal.service.StallWatch;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -60,137 +38,25 @@ public final class Worker implements AutoCloseable {
 
     private final Docket docket;
     private final WorkerConfig config;
-    private final InFlight inFlight = new InFlight();
-    private final Completer completer;
-    private final JobExecutor executor;
-    private final QueueSettingsWatcher queueSettings;
-    private final Heartbeater heartbeater;
-    private final List<Producer> producers = new ArrayList<>();
-    private final Map<String, Runnable> wakers = new HashMap<>();
-    private final Notifier notifier;
-    private final LeaderElector elector;
-    private final Maintainer maintainer;
-    private final HandlerDrain handlerDrain;
-    private final StallWatch stallWatch;
-    /** Started in this order and stopped in the reverse: see {@link #wiring()}. */
-    private final ServiceGroup services;
+    private final WorkerServices services;
     private boolean closed;
 
     private Worker(Builder b, WorkerConfig config) {
         this.docket = b.docket;
         this.config = config;
-        String workerId = config.workerId();
-        this.completer = new Completer(docket.store(), workerId, !docket.historyRetention().isZero(),
-                config.completerBatchSize(), config.completerDrainTimeout());
-        Map<String, HandlerBinding<?>> handlers = new HashMap<>(b.handlers);
-        this.executor = new JobExecutor(handlers, docket::retryPolicy, docket.codec(), completer, docket.store(), inFlight,
-                workerId);
-        this.queueSettings = new QueueSettingsWatcher(docket.store(), config.queueSettingsInterval());
-        b.queues.forEach((queue, concurrency) -> {
-            Producer p = new Producer(queue, concurrency, Math.min(concurrency, config.maxClaimBatch()),
-                    config.pollInterval(), config.lease(), workerId, docket.store(), executor, queueSettings);
-            producers.add(p);
-            wakers.put(queue, p::jobsAvailable);
-        });
-        this.heartbeater = new Heartbeater(docket.store(), inFlight, workerId, config.lease(), executor::leaseOf,
-                config.heartbeatInterval());
-        this.notifier = config.listen() ? new Notifier(listenerDataSource(), docket.schemaName().channel(), wakers,
-                config.listenerLivenessInterval()) : null;
-        if (config.maintenance()) {
-            this.maintainer = new Maintainer(docket.store(), config.maintenanceInterval(), docket.historyRetention(),
-                    docket.deadJobRetention(), new CronEnqueuer(docket.store(), docket.schedules()));
-            this.elector = new LeaderElector(docket.store(), "maintainer", workerId, config.leaderLease(),
-                    new LeaderElector.Listener() {
-                        @Override
-                        public void elected(long term) {
-                            maintainer.start();
-                        }
-
-                        @Override
-                        public void deposed() {
-                            maintainer.stop();
-                        }
-                    });
-        } else {
-            this.elector = null;
-            this.maintainer = null;
-        }
-        this.handlerDrain = new HandlerDrain(producers, inFlight, completer, config.shutdownGrace(),
-                config.interruptWait());
-        // The maintainer's rounds may rightly be long (a vacuum): only services whose rounds are short are watched.
-        List<Service> watched = new ArrayList<>(producers);
-        watched.add(completer);
-        watched.add(heartbeater);
-        watched.add(queueSettings);
-        if (notifier != null) {
-            watched.add(notifier);
-        }
-        if (elector != null) {
-            watched.add(elector);
-        }
-        this.stallWatch = new StallWatch("docket-stall-watch-" + workerId, watched, config.stallTimeout(),
-                "a worker needs " + connectionsNeeded() + " pool connections (queues + 6, see Worker)");
-        this.services = new ServiceGroup(wiring());
-    }
-
-    /**
-     * The services in the order they start; they stop in the reverse order, which is the graceful
-     * shutdown: stop claiming, stop listening and leading, let handlers finish within the grace (then
-     * interrupt and release the rest), write every outcome, and stop the heartbeat last, so that no
-     * lease lapses while its job is still being finished.
-     */
-    private List<Lifecycle> wiring() {
-        List<Lifecycle> order = new ArrayList<>();
-        order.add(heartbeater);
-        order.add(stallWatch);
-        order.add(queueSettings);
-        order.add(Lifecycle.onStop(executor::close));
-        order.add(completer);
-        order.add(handlerDrain);
-        if (elector != null) {
-            order.add(elector);
-        }
-        if (notifier != null) {
-            order.add(notifier);
-        }
-        order.addAll(producers);
-        return order;
-    }
-
-    private DataSource listenerDataSource() {
-        return config.listenerDataSource() != null ? config.listenerDataSource() : docket.store().dataSource();
-    }
-
-    /** Pool connections this worker's services may hold at once; see the class's Javadoc. */
-    private int connectionsNeeded() {
-        return producers.size() + 3 + (config.maintenance() ? 2 : 0) + (listensOnThePool() ? 1 : 0);
-    }
-
-    private boolean listensOnThePool() {
-        return config.listen() && config.listenerDataSource() == null;
+        this.services = new WorkerServices(docket.shared(), config, b.queues, b.handlers.bindings());
     }
 
     private Worker start() {
-        PoolSize.check(docket.store().dataSource(), connectionsNeeded(), listensOnThePool(), log);
-        docket.requireSchema();
-        try {
-            queueSettings.runOnce();
-        } catch (SQLException e) {
-            throw new DocketException("docket: reading the queue settings failed: " + e.getMessage(), e);
-        }
-        services.start();
+        services.start(log);
         docket.register(this);
-        log.info("docket: worker {} started on queues {}", workerId(),
-                producers.stream().map(Producer::queue).toList());
+        log.info("docket: worker {} started on queues {}", workerId(), services.queues());
         return this;
     }
 
     /** Jobs committed on {@code queue} by an enqueue in this process: claim now, without waiting for the notification. */
     void jobsAvailable(String queue) {
-        Runnable waker = wakers.get(queue);
-        if (waker != null) {
-            waker.run();
-        }
+        services.jobsAvailable(queue);
     }
 
     /** This worker's id, as recorded in {@code locked_by} and in error entries. */
@@ -200,49 +66,27 @@ public final class Worker implements AutoCloseable {
 
     /** Jobs claimed by this worker whose outcome is not written yet. */
     public int inFlight() {
-        return inFlight.size();
+        return services.inFlight();
     }
 
     /** Whether this worker is the cluster's maintenance leader now. */
     public boolean isLeader() {
-        return elector != null && elector.isLeader();
+        return services.isLeader();
     }
 
     /** What each of this worker's services is doing; see {@link WorkerHealth}. */
     public WorkerHealth health() {
-        Map<String, Integer> failing = new LinkedHashMap<>();
-        producers.forEach(p -> addFailures(failing, "producer:" + p.queue(), p));
-        addFailures(failing, "completer", completer);
-        addFailures(failing, "heartbeat", heartbeater);
-        addFailures(failing, "queue-settings", queueSettings);
-        if (notifier != null) {
-            addFailures(failing, "listener", notifier);
-        }
-        if (elector != null) {
-            addFailures(failing, "leader-election", elector);
-            addFailures(failing, "maintenance", maintainer);
-        }
-        List<String> stalled = stallWatch.stalled();
-        boolean healthy = stalled.isEmpty()
-                && failing.values().stream().allMatch(n -> n < WorkerHealth.FAILURE_THRESHOLD);
-        return new WorkerHealth(healthy, workerId(), isLeader(), isListening(), inFlight.size(), failing, stalled);
-    }
-
-    private static void addFailures(Map<String, Integer> failing, String service, Service s) {
-        int failures = s.consecutiveFailures();
-        if (failures > 0) {
-            failing.put(service, failures);
-        }
+        return services.health();
     }
 
     /** Whether the listener connection is up (always false with notifications off). */
     public boolean isListening() {
-        return notifier != null && notifier.isListening();
+        return services.isListening();
     }
 
     /** The backend pid of the listener connection, or -1: the seam through which tests terminate it. */
     int listenerBackendPid() {
-        return notifier == null ? -1 : notifier.backendPid();
+        return services.listenerBackendPid();
     }
 
     /** Graceful shutdown, as described on the class. Safe to call twice. */
@@ -254,7 +98,6 @@ public final class Worker implements AutoCloseable {
             }
             closed = true;
         }
-        handlerDrain.shutdownBegins();
         services.stop();
         docket.unregister(this);
         log.info("docket: worker {} stopped", workerId());
@@ -265,10 +108,7 @@ public final class Worker implements AutoCloseable {
 
         private final Docket docket;
         private final Map<String, Integer> queues = new LinkedHashMap<>();
-        private final Map<String, HandlerBinding<?>> handlers = new HashMap<>();
-        private final Map<String, Map<Integer, UnaryOperator<JsonNode>>> upcasters = new HashMap<>();
-        /** Kinds whose handler was registered by name alone, whose upcasters may still be added. */
-        private final Set<String> namedOnly = new HashSet<>();
+        private final Handlers handlers;
         private String workerId;
         private Duration pollInterval;
         private Duration lease;
@@ -280,9 +120,11 @@ public final class Worker implements AutoCloseable {
         private DataSource listenerDataSource;
         private boolean maintenance = true;
         private int maxClaimBatch = WorkerConfig.DEFAULT_MAX_CLAIM_BATCH;
+        private int claimAhead = WorkerConfig.DEFAULT_CLAIM_AHEAD;
 
         Builder(Docket docket) {
             this.docket = docket;
+            this.handlers = new Handlers(docket.shared().kinds());
         }
 
         /**
@@ -308,15 +150,8 @@ public final class Worker implements AutoCloseable {
          *                                  declares another kind of that name ({@link Docket.Builder#kind})
          */
         public <T> Builder handler(JobKind<T> kind, JobHandler<T> handler) {
-            Objects.requireNonNull(kind, "kind");
-            Objects.requireNonNull(handler, "handler");
-            JobKind<?> declared = docket.declaredKind(kind.name());
-            if (declared != null && declared != kind) {
-                throw new IllegalArgumentException("the Docket declares another kind named '" + kind.name()
-                        + "'; register the handler with that JobKind");
-            }
-            RetryPolicy retry = kind.retryPolicy() != null ? kind.retryPolicy() : docket.defaultRetryPolicy();
-            return bind(kind, handler, retry);
+            handlers.add(kind, handler);
+            return this;
         }
 
         /**
@@ -334,44 +169,7 @@ public final class Worker implements AutoCloseable {
          * accepted for it.
          */
         public <T> Builder handler(String kind, Class<T> payloadType, JobHandler<T> handler, HandlerOptions options) {
-            Docket.checkKind(kind);
-            Objects.requireNonNull(payloadType, "payloadType");
-            Objects.requireNonNull(handler, "handler");
-            Objects.requireNonNull(options, "options");
-            JobKind<?> declared = docket.declaredKind(kind);
-            JobKind<T> settings;
-            if (declared != null) {
-                if (!options.equals(HandlerOptions.defaults())) {
-                    throw new IllegalArgumentException("kind '" + kind + "' is declared on the Docket: set its lease, "
-                            + "timeout and payload version on its JobKind");
-                }
-                settings = declared.withPayloadType(payloadType);
-            } else {
-                JobKind.Builder<T> b = JobKind.of(kind, payloadType).payloadVersion(options.payloadVersion())
-                        .newerVersionWait(options.newerVersionWait());
-                if (options.lease() != null) {
-                    b.lease(options.lease());
-                }
-                if (options.timeout() != null) {
-                    b.timeout(options.timeout());
-                }
-                settings = b.build();
-                for (Map.Entry<Integer, UnaryOperator<JsonNode>> step : upcasters.getOrDefault(kind, Map.of()).entrySet()) {
-                    settings = settings.withUpcaster(step.getKey(), step.getValue());
-                }
-            }
-            bind(settings, handler, docket.retryPolicy(kind));
-            if (declared == null) {
-                namedOnly.add(kind);
-            }
-            return this;
-        }
-
-        private <T> Builder bind(JobKind<T> kind, JobHandler<T> handler, RetryPolicy retry) {
-            if (handlers.containsKey(kind.name())) {
-                throw new IllegalArgumentException("a handler for kind '" + kind.name() + "' is already registered");
-            }
-            handlers.put(kind.name(), new HandlerBinding<>(kind, handler, retry));
+            handlers.add(kind, payloadType, handler, options);
             return this;
         }
 
@@ -385,37 +183,13 @@ public final class Worker implements AutoCloseable {
          *                                  the Docket), or already has an upcaster from that version
          */
         public Builder upcaster(String kind, int fromVersion, UnaryOperator<JsonNode> upcaster) {
-            Docket.checkKind(kind);
-            Objects.requireNonNull(upcaster, "upcaster");
-            if (fromVersion < 1) {
-                throw new IllegalArgumentException("fromVersion must be >= 1, was " + fromVersion);
-            }
-            if (docket.declaredKind(kind) != null) {
-                throw new IllegalArgumentException("kind '" + kind + "' is declared on the Docket: declare its upcasters "
-                        + "on its JobKind");
-            }
-            HandlerBinding<?> bound = handlers.get(kind);
-            if (bound != null && !namedOnly.contains(kind)) {
-                throw new IllegalArgumentException("kind '" + kind + "' is registered with a JobKind: declare its "
-                        + "upcasters on the JobKind");
-            }
-            if (upcasters.computeIfAbsent(kind, k -> new HashMap<>()).putIfAbsent(fromVersion, upcaster) != null) {
-                throw new IllegalArgumentException("kind '" + kind + "' already has an upcaster from version " + fromVersion);
-            }
-            if (bound != null) {
-                handlers.put(kind, withUpcaster(bound, fromVersion, upcaster));
-            }
+            handlers.upcaster(kind, fromVersion, upcaster);
             return this;
-        }
-
-        private static <T> HandlerBinding<T> withUpcaster(HandlerBinding<T> b, int fromVersion,
-                                                          UnaryOperator<JsonNode> upcaster) {
-            return new HandlerBinding<>(b.kind().withUpcaster(fromVersion, upcaster), b.handler(), b.retryPolicy());
         }
 
         /** How often an idle producer looks for jobs without being notified, default 1 s (jittered ±20%). */
         public Builder pollInterval(Duration interval) {
-            this.pollInterval = Docket.Builder.positive("pollInterval", interval);
+            this.pollInterval = Checks.positive("pollInterval", interval);
             return this;
         }
 
@@ -441,19 +215,19 @@ public final class Worker implements AutoCloseable {
          * dies loses its jobs to the rescuer this long after its last heartbeat.
          */
         public Builder lease(Duration lease) {
-            this.lease = WorkerConfig.atLeast("lease", lease, Duration.ofSeconds(1));
+            this.lease = Checks.atLeast("lease", lease, Duration.ofSeconds(1));
             return this;
         }
 
         /** How often leases are extended, default a third of the lease; must be shorter than the lease. */
         public Builder heartbeatInterval(Duration interval) {
-            this.heartbeatInterval = Docket.Builder.positive("heartbeatInterval", interval);
+            this.heartbeatInterval = Checks.positive("heartbeatInterval", interval);
             return this;
         }
 
         /** How long {@link Worker#close()} lets running handlers finish before interrupting them, default 10 s. */
         public Builder shutdownGrace(Duration grace) {
-            this.shutdownGrace = Docket.Builder.nonNegative("shutdownGrace", grace);
+            this.shutdownGrace = Checks.nonNegative("shutdownGrace", grace);
             return this;
         }
 
@@ -472,19 +246,33 @@ public final class Worker implements AutoCloseable {
          * third of it): a leader that dies is replaced within this time; one that stops resigns at once.
          */
         public Builder leaderLease(Duration lease) {
-            this.leaderLease = WorkerConfig.atLeast("leaderLease", lease, Duration.ofMillis(300));
+            this.leaderLease = Checks.atLeast("leaderLease", lease, Duration.ofMillis(300));
             return this;
         }
 
         /** How often maintenance runs, default 1 s: the most a due scheduled job or retry waits. */
         public Builder maintenanceInterval(Duration interval) {
-            this.maintenanceInterval = Docket.Builder.positive("maintenanceInterval", interval);
+            this.maintenanceInterval = Checks.positive("maintenanceInterval", interval);
             return this;
         }
 
-        /** The most jobs one claim statement takes, default 100, 1 to 10,000 (and never more than the queue's free slots). */
+        /** The most jobs one claim statement takes, default 100, 1 to 10,000 (never more than the free slots and {@link #claimAhead}). */
         public Builder maxClaimBatch(int max) {
-            this.maxClaimBatch = WorkerConfig.between("maxClaimBatch", max, 1, 10_000);
+            this.maxClaimBatch = Checks.between("maxClaimBatch", max, 1, 10_000);
+            return this;
+        }
+
+        /**
+         * The most jobs per queue this worker claims ahead of its free slots, default 100, 0 (off) to
+         * 10,000. Jobs claimed ahead start the moment a slot frees, without a round trip to the
+         * database, which is what lets short jobs run at the rate of the claim batch rather than of the
+         * slots. It never holds more than its slots start within 50 ms at the handlers' measured running
+         * time (so jobs that run for seconds are never claimed ahead and no worker hoards a queue), nor
+         * any on a capped queue. Held jobs are claimed in every sense (attempt counted, lease extended,
+         * outcome fenced); a graceful shutdown gives them back at once with their attempt not counted.
+         */
+        public Builder claimAhead(int max) {
+            this.claimAhead = Checks.between("claimAhead", max, 0, 10_000);
             return this;
         }
 
@@ -510,10 +298,45 @@ public final class Worker implements AutoCloseable {
             if (!queues.isEmpty() && handlers.isEmpty()) {
                 throw new IllegalStateException("a worker needs at least one handler: call .handler(kind, type, handler)");
             }
-            WorkerConfig config = new WorkerConfig(workerId, pollInterval, lease, heartbeatInterval, shutdownGrace,
-                    maintenanceInterval, leaderLease, listen, listenerDataSource, maintenance, maxClaimBatch,
+            return new Worker(this, config()).start();
+        }
+
+        private WorkerConfig config() {
+            return new WorkerConfig(workerId, pollInterval, lease, heartbeatInterval, shutdownGrace,
+                    maintenanceInterval, leaderLease, listen, listenerDataSource, maintenance, maxClaimBatch, claimAhead,
                     WorkerConfig.DEFAULT_COMPLETER_BATCH_SIZE, null, null, null, null, null);
-            return new Worker(this, config).start();
+        }
+
+        /**
+         * Runs every ready job of this builder's queues now, one at a time on the calling thread, with
+         * its handlers, and returns what became of each in the order they ran; starts nothing. For
+         * tests that enqueue, run and assert deterministically. Jobs take the path a started worker's
+         * take (the same claim counting the attempt, the same handler rules, the same fenced outcome
+         * writes); a handler that throws schedules a retry after its backoff, which this call does not
+         * run. Ready jobs the handlers enqueue on these queues run too. Concurrency and caps do not
+         * apply; paused queues are skipped. No heartbeat extends the lease ({@link #lease}, default
+         * 30 s) while a handler runs.
+         *
+         * @throws IllegalStateException if the builder has no queue or no handler, or after 10,000 runs with
+         *                               jobs still ready (the next one is given back untouched)
+         * @throws DocketException       if the schema is missing or at another version, or the database fails
+         */
+        public List<JobRun> runReadyJobs() {
+            return CallerThreadJobs.run(docket.shared(), config(), queues, handlers, null);
+        }
+
+        /**
+         * Makes the scheduled jobs of this builder's queues that fall due within {@code horizon} ready
+         * now (future jobs, retries waiting out their backoff, snoozed jobs), then runs every ready job
+         * as {@link #runReadyJobs()} does. {@link Duration#ZERO} takes only those due already, which
+         * the maintenance leader would make ready within its interval. Retries scheduled by this call's
+         * runs are not made due again.
+         *
+         * @throws IllegalArgumentException if {@code horizon} is negative
+         */
+        public List<JobRun> runJobsDueWithin(Duration horizon) {
+            return CallerThreadJobs.run(docket.shared(), config(), queues, handlers,
+                    Checks.nonNegative("horizon", horizon));
         }
     }
 }

@@ -22,6 +22,8 @@ import javax.sql.DataSource;
  * @param listenerDataSource       where the LISTEN connection comes from; default null: the Docket's data source
  * @param maintenance              whether to take part in the maintenance leader's election; default true
  * @param maxClaimBatch            the most jobs one claim statement takes; default 100, 1 to 10,000
+ * @param claimAhead               the most jobs per queue claimed ahead of free slots; default 100, 0 (off) to 10,000;
+ *                                 never more than the slots start within 50 ms at the measured running time
  * @param completerBatchSize       the most outcomes one write takes; default 1,000, 1 to 100,000
  * @param completerDrainTimeout    how long a closing worker waits for outcomes to be written; default 10 s
  * @param interruptWait            how long a closing worker waits for interrupted handlers before abandoning them; default 1 s
@@ -32,18 +34,20 @@ import javax.sql.DataSource;
  */
 record WorkerConfig(String workerId, Duration pollInterval, Duration lease, Duration heartbeatInterval,
                     Duration shutdownGrace, Duration maintenanceInterval, Duration leaderLease, boolean listen,
-                    DataSource listenerDataSource, boolean maintenance, int maxClaimBatch, int completerBatchSize,
+                    DataSource listenerDataSource, boolean maintenance, int maxClaimBatch, int claimAhead,
+                    int completerBatchSize,
                     Duration completerDrainTimeout, Duration interruptWait, Duration queueSettingsInterval,
                     Duration listenerLivenessInterval, Duration stallTimeout) {
 
     static final int DEFAULT_MAX_CLAIM_BATCH = 100;
+    static final int DEFAULT_CLAIM_AHEAD = 100;
     static final int DEFAULT_COMPLETER_BATCH_SIZE = 1000;
     private static final Pattern WORKER_ID = Pattern.compile("[A-Za-z0-9_.:@/-]{1,128}");
 
     WorkerConfig {
         workerId = workerId == null ? defaultWorkerId() : checkWorkerId(workerId);
         pollInterval = positive("pollInterval", pollInterval, Duration.ofSeconds(1));
-        lease = lease == null ? Duration.ofSeconds(30) : atLeast("lease", lease, Duration.ofSeconds(1));
+        lease = lease == null ? Duration.ofSeconds(30) : Checks.atLeast("lease", lease, Duration.ofSeconds(1));
         heartbeatInterval = positive("heartbeatInterval", heartbeatInterval, lease.dividedBy(3));
         if (heartbeatInterval.compareTo(lease) >= 0) {
             throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval
@@ -51,9 +55,10 @@ record WorkerConfig(String workerId, Duration pollInterval, Duration lease, Dura
         }
         shutdownGrace = nonNegative("shutdownGrace", shutdownGrace, Duration.ofSeconds(10));
         maintenanceInterval = positive("maintenanceInterval", maintenanceInterval, Duration.ofSeconds(1));
-        leaderLease = leaderLease == null ? Duration.ofSeconds(10) : atLeast("leaderLease", leaderLease, Duration.ofMillis(300));
-        between("maxClaimBatch", maxClaimBatch, 1, 10_000);
-        between("completerBatchSize", completerBatchSize, 1, 100_000);
+        leaderLease = leaderLease == null ? Duration.ofSeconds(10) : Checks.atLeast("leaderLease", leaderLease, Duration.ofMillis(300));
+        Checks.between("maxClaimBatch", maxClaimBatch, 1, 10_000);
+        Checks.between("claimAhead", claimAhead, 0, 10_000);
+        Checks.between("completerBatchSize", completerBatchSize, 1, 100_000);
         completerDrainTimeout = nonNegative("completerDrainTimeout", completerDrainTimeout, Duration.ofSeconds(10));
         interruptWait = nonNegative("interruptWait", interruptWait, Duration.ofSeconds(1));
         queueSettingsInterval = positive("queueSettingsInterval", queueSettingsInterval, Duration.ofSeconds(1));
@@ -62,27 +67,12 @@ record WorkerConfig(String workerId, Duration pollInterval, Duration lease, Dura
         stallTimeout = positive("stallTimeout", stallTimeout, Duration.ofSeconds(5));
     }
 
-    static Duration positive(String name, Duration value, Duration otherwise) {
-        return value == null ? otherwise : Docket.Builder.positive(name, value);
+    private static Duration positive(String name, Duration value, Duration otherwise) {
+        return value == null ? otherwise : Checks.positive(name, value);
     }
 
-    static Duration nonNegative(String name, Duration value, Duration otherwise) {
-        return value == null ? otherwise : Docket.Builder.nonNegative(name, value);
-    }
-
-    static Duration atLeast(String name, Duration value, Duration min) {
-        Docket.Builder.positive(name, value);
-        if (value.compareTo(min) < 0) {
-            throw new IllegalArgumentException(name + " must be at least " + describe(min) + ", was " + value);
-        }
-        return value;
-    }
-
-    static int between(String name, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + value);
-        }
-        return value;
+    private static Duration nonNegative(String name, Duration value, Duration otherwise) {
+        return value == null ? otherwise : Checks.nonNegative(name, value);
     }
 
     static String checkWorkerId(String workerId) {
@@ -91,10 +81,6 @@ record WorkerConfig(String workerId, Duration pollInterval, Duration lease, Dura
                     + JobOptions.describe(workerId));
         }
         return workerId;
-    }
-
-    private static String describe(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
     }
 
     private static String defaultWorkerId() {

@@ -16,17 +16,21 @@ import java.util.Map;
  * @param listening       whether its notification listener is connected (false with notifications off)
  * @param inFlight        jobs it holds whose outcome is not written yet
  * @param failingServices services whose last round failed, with their failures in a row
+ * @param lastErrors      for each failing service, its last failure: when, and the exception's {@code toString()}
+ *                        (e.g. {@code 2026-11-26T10:00:00Z java.sql.SQLTransientConnectionException: ...}); never a payload
  * @param stalledServices services (by thread name, e.g. {@code docket-producer-default}) whose round in
  *                        progress has been waiting for longer than 5 s; empty when none
  */
 public record WorkerHealth(boolean healthy, String workerId, boolean leader, boolean listening, int inFlight,
-                           Map<String, Integer> failingServices, List<String> stalledServices) {
+                           Map<String, Integer> failingServices, Map<String, String> lastErrors,
+                           List<String> stalledServices) {
 
     /** Rounds in a row a service may fail before the worker is reported unhealthy. */
     public static final int FAILURE_THRESHOLD = 3;
 
     public WorkerHealth {
         failingServices = Map.copyOf(failingServices);
+        lastErrors = Map.copyOf(lastErrors);
         stalledServices = List.copyOf(stalledServices);
     }
 }

@@ -146,7 +146,7 @@ class AutoCommitOffPoolTest extends DocketTest {
         long due = docket.enqueue("task", new Task("due"), JobOptions.builder().delay(Duration.ofHours(1)).build());
         execute("UPDATE {s}.jobs SET run_at = now() - interval '1 second' WHERE state = 'scheduled'");
         long orphan = docket.enqueue("task", new Task("orphan"));
-        List<ClaimedJob> ghost = docket.store().claims().claim("default", 1, Duration.ofMillis(1), Map.of(), "ghost");
+        List<ClaimedJob> ghost = docket.shared().store().claims().claim("default", 1, Duration.ofMillis(1), Map.of(), "ghost");
         assertThat(ghost).extracting(ClaimedJob::id).containsExactly(orphan);
         Set<Long> ran = ConcurrentHashMap.newKeySet();
         closeAfter(worker(docket).handler("task", Task.class, (t, ctx) -> ran.add(ctx.jobId())).start());

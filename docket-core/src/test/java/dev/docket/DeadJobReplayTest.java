@@ -50,7 +50,7 @@ class DeadJobReplayTest extends DocketTest {
         starter.close();
 
         Docket leader = docket();
-        closeAfter(leader.worker().maintenanceInterval(Duration.ofMillis(100)).start());
+        worker(leader, w -> w.maintenanceInterval(Duration.ofMillis(100)));
         DeadJobReplay done = awaitDone(leader, started.id());
         assertThat(done.replayed()).isEqualTo(5);
         assertThat(done.scanned()).isEqualTo(5);
@@ -72,7 +72,7 @@ class DeadJobReplayTest extends DocketTest {
         killJobs(docket, "bulk", 4);
         DeadJobReplay started = docket.admin().startReplay(DeadJobQuery.all(), 1000, 3);
         assertThat(started.matched()).isEqualTo(3);
-        closeAfter(docket.worker().maintenanceInterval(Duration.ofMillis(100)).start());
+        worker(docket, w -> w.maintenanceInterval(Duration.ofMillis(100)));
         DeadJobReplay done = awaitDone(docket, started.id());
         assertThat(done.replayed()).isEqualTo(3);
         assertThat(queryLong("SELECT count(*) FROM {s}.dead_jobs")).isEqualTo(1);
@@ -104,7 +104,7 @@ class DeadJobReplayTest extends DocketTest {
         execute("UPDATE {s}.dead_job_replays SET finished_at = now() - interval '8 days' WHERE id = " + old.id());
         execute("UPDATE {s}.dead_job_replays SET finished_at = now() - interval '6 days' WHERE id = " + recent.id());
 
-        closeAfter(docket.worker().maintenanceInterval(Duration.ofMillis(100)).start());
+        worker(docket, w -> w.maintenanceInterval(Duration.ofMillis(100)));
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> docket.admin().replay(old.id()).isEmpty());
         assertThat(docket.admin().replay(recent.id())).isPresent();
     }

@@ -113,15 +113,14 @@ class JobKindTest extends DocketTest {
         long failing = docket.enqueue(v2, new SendEmailV2("fail@b.c", "s")).id();
         List<SendEmailV2> seen = new CopyOnWriteArrayList<>();
         AtomicInteger failures = new AtomicInteger();
-        closeAfter(docket.worker().queue("email", 2).queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
+        worker(docket, w -> w.queue("email", 2).queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
                 .handler(v2, (email, ctx) -> {
                     if (email.to().startsWith("fail")) {
                         failures.incrementAndGet();
                         throw new IllegalStateException("smtp down");
                     }
                     seen.add(email);
-                })
-                .start());
+                }));
         awaitState(docket, old, JobState.COMPLETED, Duration.ofSeconds(10));
         assertThat(seen).containsExactly(new SendEmailV2("old@b.c", "(none)"));
         JobInfo dead = awaitState(docket, failing, JobState.DEAD, Duration.ofSeconds(10));
@@ -141,9 +140,8 @@ class JobKindTest extends DocketTest {
         assertThat(docket.retryPolicy("other")).isEqualTo(RetryPolicy.defaults());
 
         AtomicInteger runs = new AtomicInteger();
-        closeAfter(docket.worker().queue("email", 1)
-                .handler("send_email", SendEmail.class, (email, ctx) -> runs.incrementAndGet())
-                .start());
+        worker(docket, w -> w.queue("email", 1)
+                .handler("send_email", SendEmail.class, (email, ctx) -> runs.incrementAndGet()));
         awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
         assertThat(runs).hasValue(1);
         assertThatIllegalArgumentException().isThrownBy(() -> docket.worker()

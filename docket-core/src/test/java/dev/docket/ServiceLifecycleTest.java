@@ -64,7 +64,7 @@ class ServiceLifecycleTest extends DocketTest {
     @Test
     void queueSettingsWatcher() {
         Docket docket = docket();
-        QueueSettingsWatcher watcher = new QueueSettingsWatcher(docket.store(), FAST);
+        QueueSettingsWatcher watcher = new QueueSettingsWatcher(docket.shared().store(), FAST);
         String[] queue = {"first"};
 
         cycle(watcher, () -> {
@@ -77,7 +77,7 @@ class ServiceLifecycleTest extends DocketTest {
     @Test
     void heartbeater() {
         Docket docket = docket();
-        Heartbeater heartbeater = new Heartbeater(docket.store(), new InFlight(), "w1", Duration.ofSeconds(30),
+        Heartbeater heartbeater = new Heartbeater(docket.shared().store(), new InFlight(), "w1", Duration.ofSeconds(30),
                 kind -> null, FAST);
 
         cycle(heartbeater, () -> await().atMost(PROMPT).until(() -> heartbeater.consecutiveFailures() == 0));
@@ -86,7 +86,7 @@ class ServiceLifecycleTest extends DocketTest {
     @Test
     void maintainerPromotesDueJobsAfterEveryStart() {
         Docket docket = docket();
-        Maintainer maintainer = new Maintainer(docket.store(), FAST, Duration.ofDays(7), Duration.ofDays(30));
+        Maintainer maintainer = new Maintainer(docket.shared().store(), FAST, Duration.ofDays(7), Duration.ofDays(30));
 
         cycle(maintainer, () -> {
             long id = docket.enqueue("task", new Task(1), JobOptions.builder().runAt(java.time.Instant.now()
@@ -99,7 +99,7 @@ class ServiceLifecycleTest extends DocketTest {
     @Test
     void completerWritesOutcomesAfterEveryStart() {
         Docket docket = docket();
-        Completer completer = new Completer(docket.store(), "w1", true, 100, PROMPT);
+        Completer completer = new Completer(docket.shared().store(), "w1", true, 100, PROMPT);
 
         cycle(completer, () -> {
             CompletableFuture<Boolean> written = new CompletableFuture<>();
@@ -112,7 +112,7 @@ class ServiceLifecycleTest extends DocketTest {
     void notifierListensAfterEveryStartAndNotAfterStop() {
         Docket docket = docket();
         Semaphore woken = new Semaphore(0);
-        Notifier notifier = new Notifier(dataSource(), docket.schemaName().channel(), Map.of("default", woken::release),
+        Notifier notifier = new Notifier(dataSource(), docket.shared().schema().channel(), Map.of("default", woken::release),
                 Duration.ofSeconds(10));
 
         cycle(notifier, () -> {
@@ -132,7 +132,7 @@ class ServiceLifecycleTest extends DocketTest {
     @Test
     void producerClaimsAfterEveryStart() {
         Docket docket = docket();
-        Database store = docket.store();
+        Database store = docket.shared().store();
         Completer completer = new Completer(store, "w1", true, 100, PROMPT);
         closeAfter(completer::stop);
         completer.start();
@@ -140,9 +140,9 @@ class ServiceLifecycleTest extends DocketTest {
         JobHandler<Task> handler = (t, ctx) -> ran.release();
         JobExecutor executor = closeAfter(new JobExecutor(Map.of("task", new HandlerBinding<>(
                 JobKind.of("task", Task.class).build(), handler, RetryPolicy.defaults())), kind -> RetryPolicy.defaults(),
-                docket.codec(), completer, store, new InFlight(), "w1"));
+                docket.shared().codec(), completer, store, new InFlight(), "w1"));
         QueueSettingsWatcher settings = new QueueSettingsWatcher(store, Duration.ofSeconds(1));
-        Producer producer = new Producer("default", 2, 2, FAST, Duration.ofSeconds(30), "w1", store, executor, settings);
+        Producer producer = new Producer("default", 2, 2, 0, FAST, Duration.ofSeconds(30), "w1", store, executor, settings);
 
         cycle(producer, () -> {
             docket.enqueue("task", new Task(1));
@@ -156,7 +156,7 @@ class ServiceLifecycleTest extends DocketTest {
 
     @Test
     void stallWatch() {
-        QueueSettingsWatcher watched = new QueueSettingsWatcher(docket().store(), FAST);
+        QueueSettingsWatcher watched = new QueueSettingsWatcher(docket().shared().store(), FAST);
         StallWatch watch = new StallWatch("docket-stall-watch-test", List.of(watched), Duration.ofSeconds(5), "test");
 
         cycle(watch, () -> assertThat(watch.stalled()).isEmpty());

@@ -67,7 +67,7 @@ class ShutdownTest extends DocketTest {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch never = new CountDownLatch(1);
         AtomicBoolean interrupted = new AtomicBoolean();
-        Worker worker = closeAfter(docket.worker()
+        Worker worker = worker(docket, w -> w
                 .queue("default", 2)
                 .lease(LONG_LEASE)
                 .shutdownGrace(Duration.ofMillis(200))
@@ -79,8 +79,7 @@ class ShutdownTest extends DocketTest {
                         interrupted.set(true);
                         throw e;
                     }
-                })
-                .start());
+                }));
         long id = docket.enqueue("block", new Task(1));
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.RUNNING);
@@ -107,7 +106,7 @@ class ShutdownTest extends DocketTest {
         CountDownLatch returned = new CountDownLatch(1);
         AtomicInteger interrupts = new AtomicInteger();
         closeAfter(letGo::countDown);
-        Worker stubborn = closeAfter(docket.worker()
+        Worker stubborn = worker(docket, w -> w
                 .workerId("stubborn-1")
                 .queue("default", 1)
                 .lease(LONG_LEASE)
@@ -125,8 +124,7 @@ class ShutdownTest extends DocketTest {
                     } finally {
                         returned.countDown();
                     }
-                })
-                .start());
+                }));
         long id = docket.enqueue("stubborn", new Task(1));
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
 
@@ -142,7 +140,7 @@ class ShutdownTest extends DocketTest {
         assertThat(released.lockedBy()).isNull();
 
         // The abandoned attempt can no longer write its outcome: its fence does not match.
-        assertThat(docket.store().outcomes().writeOutcomes("stubborn-1",
+        assertThat(docket.shared().store().outcomes().writeOutcomes("stubborn-1",
                 List.of(new Outcome.Completed(new Fence(id, 1))), true)).isEmpty();
         letGo.countDown();
         assertThat(returned.await(5, TimeUnit.SECONDS)).isTrue();
@@ -150,11 +148,10 @@ class ShutdownTest extends DocketTest {
 
         // The next worker gets it with a new attempt number: a distinct idempotency key from the abandoned run.
         Queue<String> ranBy = new ConcurrentLinkedQueue<>();
-        closeAfter(docket.worker()
+        worker(docket, w -> w
                 .workerId("fresh-2")
                 .queue("default", 1)
-                .handler("stubborn", Task.class, (task, ctx) -> ranBy.add("fresh-2/" + ctx.attempt()))
-                .start());
+                .handler("stubborn", Task.class, (task, ctx) -> ranBy.add("fresh-2/" + ctx.attempt())));
         JobInfo done = awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
         assertThat(ranBy).containsExactly("fresh-2/2");
         assertThat(done.attempt()).isEqualTo(2);
@@ -167,15 +164,14 @@ class ShutdownTest extends DocketTest {
         int n = 5;
         CountDownLatch started = new CountDownLatch(n);
         CountDownLatch finish = new CountDownLatch(1);
-        Worker worker = closeAfter(docket.worker()
+        Worker worker = worker(docket, w -> w
                 .queue("default", n)
                 .lease(LONG_LEASE)
                 .shutdownGrace(Duration.ofSeconds(5))
                 .handler("work", Task.class, (task, ctx) -> {
                     started.countDown();
                     finish.await();
-                })
-                .start());
+                }));
         List<NewJob> jobs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             jobs.add(NewJob.of("work", new Task(i)));
@@ -230,11 +226,10 @@ class ShutdownTest extends DocketTest {
     void aClosedWorkerClaimsNothing() throws Exception {
         Docket docket = docket();
         AtomicInteger runs = new AtomicInteger();
-        Worker worker = closeAfter(docket.worker()
+        Worker worker = worker(docket, w -> w
                 .queue("default", 2)
                 .pollInterval(Duration.ofMillis(100))
-                .handler("work", Task.class, (task, ctx) -> runs.incrementAndGet())
-                .start());
+                .handler("work", Task.class, (task, ctx) -> runs.incrementAndGet()));
         await().atMost(Duration.ofSeconds(5)).until(worker::isListening);
         worker.close();
 
@@ -249,10 +244,9 @@ class ShutdownTest extends DocketTest {
     @Test
     void aClosedWorkerNoLongerReportsListening() {
         Docket docket = docket();
-        Worker worker = closeAfter(docket.worker()
+        Worker worker = worker(docket, w -> w
                 .queue("default", 1)
-                .handler("work", Task.class, (task, ctx) -> { })
-                .start());
+                .handler("work", Task.class, (task, ctx) -> { }));
         await().atMost(Duration.ofSeconds(5)).until(worker::isListening);
         int pid = worker.listenerBackendPid();
 
@@ -314,7 +308,7 @@ class ShutdownTest extends DocketTest {
                 .as("jobs left running behind closed workers").isZero();
 
         // Whatever the stress left ready runs to completion on one more worker, exactly once each.
-        closeAfter(docket.worker().queue("default", 8).handler("work", Task.class, handler).start());
+        worker(docket, w -> w.queue("default", 8).handler("work", Task.class, handler));
         int n = enqueued.size();
         await().atMost(Duration.ofSeconds(30)).until(() -> queryLong("SELECT count(*) FROM {s}.job_history") == n);
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isZero();

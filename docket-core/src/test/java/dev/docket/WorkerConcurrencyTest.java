@@ -54,9 +54,10 @@ class WorkerConcurrencyTest extends DocketTest {
 
     /**
      * Outcomes that cannot be written (here the history table is locked) hold the claims back: a
-     * worker with 4 slots has at most one batch (4) beyond its running handlers claimed and
-     * unsettled, however fast its handlers return. Without that bound it claimed all 1,000 jobs,
-     * whose leases then ran out while their outcomes waited.
+     * worker with 4 slots (claiming nothing ahead) has at most one batch (4) beyond its running
+     * handlers claimed and unsettled, however fast its handlers return. Without that bound it claimed
+     * all 1,000 jobs, whose leases then ran out while their outcomes waited. (Claiming ahead adds its
+     * own bound to this one: see ClaimAheadTest.)
      */
     @Test
     @Timeout(60)
@@ -69,6 +70,7 @@ class WorkerConcurrencyTest extends DocketTest {
             st.execute("LOCK TABLE " + schema + ".job_history IN EXCLUSIVE MODE");
             worker(docket, b -> b
                     .queue("default", 4)
+                    .claimAhead(0)
                     .handler("work", Work.class, (w, ctx) -> ran.add(w.index())));
             await().atMost(Duration.ofSeconds(10)).until(() -> ran.size() == 8);
             await("no claims beyond one batch while outcomes wait").during(Duration.ofSeconds(1))

@@ -11,7 +11,7 @@ class WorkerConfigTest {
 
     private static WorkerConfig config(Duration lease, Duration heartbeat, int maxClaimBatch, int completerBatchSize) {
         return new WorkerConfig(null, null, lease, heartbeat, null, null, null, true, null, true, maxClaimBatch,
-                completerBatchSize, null, null, null, null, null);
+                100, completerBatchSize, null, null, null, null, null);
     }
 
     @Test
@@ -46,13 +46,13 @@ class WorkerConfigTest {
         assertThatThrownBy(() -> config(Duration.ofSeconds(5), Duration.ofSeconds(5), 100, 1000))
                 .hasMessage("heartbeatInterval (PT5S) must be shorter than the lease (PT5S)");
         assertThatThrownBy(() -> new WorkerConfig("bad id", null, null, null, null, null, null, true, null, true,
-                100, 1000, null, null, null, null, null))
+                100, 100, 1000, null, null, null, null, null))
                 .hasMessageStartingWith("workerId must be 1 to 128 characters");
         assertThatThrownBy(() -> new WorkerConfig(null, null, null, null, null, null, Duration.ofMillis(299), true,
-                null, true, 100, 1000, null, null, null, null, null))
+                null, true, 100, 100, 1000, null, null, null, null, null))
                 .hasMessage("leaderLease must be at least 300ms, was PT0.299S");
         assertThatThrownBy(() -> new WorkerConfig(null, null, null, null, Duration.ofSeconds(-1), null, null, true,
-                null, true, 100, 1000, null, null, null, null, null))
+                null, true, 100, 100, 1000, null, null, null, null, null))
                 .hasMessage("shutdownGrace must not be negative, was PT-1S");
     }
 }

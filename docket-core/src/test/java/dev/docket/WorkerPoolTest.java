@@ -49,9 +49,8 @@ class WorkerPoolTest extends DocketTest {
     void aPoolOfOneWithoutAListenerRunsJobs() {
         HikariDataSource pool = closeAfter(db.pool(1));
         Docket docket = docketOn(pool);
-        closeAfter(docket.worker().queue("default", 4).listen(false).pollInterval(Duration.ofMillis(100))
-                .handler("task", Task.class, (t, ctx) -> { })
-                .start());
+        worker(docket, w -> w.queue("default", 4).listen(false).pollInterval(Duration.ofMillis(100))
+                .handler("task", Task.class, (t, ctx) -> { }));
 
         long id = docket.enqueue("task", new Task(1));
 
@@ -62,9 +61,8 @@ class WorkerPoolTest extends DocketTest {
     void aPoolOfThreeBelowTheDocumentedNeedStillRunsJobs() {
         HikariDataSource pool = closeAfter(db.pool(3));
         Docket docket = docketOn(pool);
-        closeAfter(docket.worker().queue("default", 8)
-                .handler("task", Task.class, (t, ctx) -> { })
-                .start());
+        worker(docket, w -> w.queue("default", 8)
+                .handler("task", Task.class, (t, ctx) -> { }));
 
         List<NewJob> jobs = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
@@ -82,9 +80,8 @@ class WorkerPoolTest extends DocketTest {
         AtomicReference<CountDownLatch> gate = new AtomicReference<>(new CountDownLatch(0));
         HookedDataSource starving = HookedDataSource.gated(dataSource(), gate);
         Docket docket = docketOn(starving);
-        Worker worker = closeAfter(docket.worker().queue("default", 2).listen(false).maintenance(false)
-                .handler("task", Task.class, (t, ctx) -> { })
-                .start());
+        Worker worker = worker(docket, w -> w.queue("default", 2).listen(false).maintenance(false)
+                .handler("task", Task.class, (t, ctx) -> { }));
         closeAfter(() -> gate.get().countDown());
         assertThat(worker.health().healthy()).isTrue();
         assertThat(worker.health().stalledServices()).isEmpty();
@@ -101,5 +98,32 @@ class WorkerPoolTest extends DocketTest {
         gate.get().countDown();
         await("recovered").atMost(Duration.ofSeconds(30)).until(() -> worker.health().healthy());
         assertThat(worker.health().stalledServices()).isEmpty();
+    }
+
+    @Test
+    void servicesThatFailShowInHealthWithTheirLastErrorAndRecoverByThemselves() {
+        AtomicReference<String> refusal = new AtomicReference<>();
+        HookedDataSource refusing = new HookedDataSource(dataSource(), () -> {
+            if (refusal.get() != null) {
+                throw new java.sql.SQLException(refusal.get(), "08001");
+            }
+        }, c -> { });
+        Docket docket = docketOn(refusing);
+        Worker worker = worker(docket, w -> w.queue("default", 2).listen(false).maintenance(false)
+                .handler("task", Task.class, (t, ctx) -> { }));
+        assertThat(worker.health().failingServices()).isEmpty();
+
+        refusal.set("database down for the test");
+
+        WorkerHealth failing = await("failures reported").atMost(Duration.ofSeconds(30))
+                .until(worker::health, h -> h.failingServices().getOrDefault("queue-settings", 0)
+                        >= WorkerHealth.FAILURE_THRESHOLD);
+        assertThat(failing.healthy()).isFalse();
+        assertThat(failing.lastErrors()).containsOnlyKeys(failing.failingServices().keySet());
+        assertThat(failing.lastErrors().get("queue-settings")).contains("database down for the test");
+
+        refusal.set(null);
+        await("recovered").atMost(Duration.ofSeconds(30)).until(() -> worker.health().healthy());
+        assertThat(worker.health().lastErrors()).isEmpty();
     }
 }

@@ -43,7 +43,8 @@ DELETE FROM {{schema}}.dead_jobs
             LIMIT ?))
 
 -- fragment: deadJobMatches
--- The filter of listings and replays (parameters: kind, kind, text, text, text, before id).
+-- The filter of listings and replays (parameters: kind, kind, text, text, text, signature,
+-- signature, before id; DeadJobQueries.bindFilter binds them).
 -- The text filter reads the error messages (each errors[].error) and the reason, never the JSON
 -- of the error history: its keys ("attempt", "worker") and punctuation ("{", ":") would match
 -- every dead job, and bulk replay by filter would then replay the whole table.
@@ -52,6 +53,7 @@ DELETE FROM {{schema}}.dead_jobs
         OR strpos(lower(reason), lower(?)) > 0
         OR EXISTS (SELECT 1 FROM jsonb_array_elements(errors) AS e
                     WHERE strpos(lower(e ->> 'error'), lower(?)) > 0))
+   AND (?::text IS NULL OR error_signature = ?)
    AND id < ?
 
 -- name: deadJobList
@@ -63,16 +65,56 @@ SELECT {{jobSummaryColumns}}, 'dead' AS state, died_at AS finished_at,
  LIMIT ?
 
 -- name: deadJobGroups
--- Groups by the first line of the last error, without the exception's package and cut to 200
--- characters: the exception's simple name and its message.
-SELECT kind, left(regexp_replace(split_part(coalesce(errors -> -1 ->> 'error', reason), E'\n', 1),
-                                 '^([a-z_][a-z0-9_]*\.)+', ''), 200) AS error,
-       count(*) AS jobs, min(died_at) AS first_died_at, max(died_at) AS last_died_at
+-- Groups by kind and error signature (deadJobSignMany fills signatures in first); each group shows
+-- the first line of its newest job's last error as an example, read from that one row only.
+SELECT g.kind, g.error_signature,
+       left(split_part(coalesce(d.errors -> -1 ->> 'error', d.reason), E'\n', 1), 500) AS example,
+       g.jobs, g.first_died_at, g.last_died_at
+  FROM (SELECT kind, error_signature, count(*) AS jobs, max(id) AS newest,
+               min(died_at) AS first_died_at, max(died_at) AS last_died_at
+          FROM {{schema}}.dead_jobs
+         WHERE (?::text IS NULL OR kind = ?)
+         GROUP BY kind, error_signature
+         ORDER BY count(*) DESC, max(died_at) DESC, kind, error_signature
+         LIMIT ?) g
+  JOIN {{schema}}.dead_jobs d ON d.id = g.newest
+ ORDER BY g.jobs DESC, g.last_died_at DESC, g.kind, g.error_signature
+
+-- name: deadJobUnsigned
+-- A page of dead jobs without a signature yet, with the text it is computed from: the last error,
+-- or the reason when the job has none (ErrorSignature reads only its first line).
+SELECT id, left(coalesce(errors -> -1 ->> 'error', reason), 4000) AS error
   FROM {{schema}}.dead_jobs
- WHERE (?::text IS NULL OR kind = ?)
- GROUP BY 1, 2
- ORDER BY count(*) DESC, max(died_at) DESC
+ WHERE error_signature IS NULL
+ ORDER BY id
  LIMIT ?
+
+-- name: deadJobSignMany
+UPDATE {{schema}}.dead_jobs d
+   SET error_signature = s.signature
+  FROM unnest(?::bigint[], ?::text[]) AS s(id, signature)
+ WHERE d.id = s.id AND d.error_signature IS NULL
+
+-- name: deadJobPayloadsForRepair
+-- A page of a group's dead jobs with their payloads, locked until the repair's transaction ends so
+-- that a replay cannot take a job between its read and its write.
+SELECT id, payload::text AS payload
+  FROM {{schema}}.dead_jobs
+ WHERE {{deadJobMatches}}
+ ORDER BY id DESC
+ LIMIT ?
+   FOR UPDATE
+
+-- name: deadJobRepairMany
+-- Replaces dead jobs' payloads and records each repair in the job's metadata, under
+-- "docket.repairs" (who, when, how; never the payload), which stays with the job when it is replayed.
+UPDATE {{schema}}.dead_jobs d
+   SET payload = r.payload::jsonb,
+       metadata = d.metadata || jsonb_build_object('docket.repairs',
+           coalesce(d.metadata -> 'docket.repairs', '[]'::jsonb)
+           || jsonb_build_array(jsonb_build_object('at', now(), 'by', ?::text, 'how', ?::text)))
+  FROM unnest(?::bigint[], ?::text[]) AS r(id, payload)
+ WHERE d.id = r.id
 
 -- name: deadJobReplay
 -- Replays dead jobs: back to ready with a fresh attempt budget, keeping their error history.
@@ -93,7 +135,7 @@ WITH revived AS (
 SELECT id, pg_notify('{{channel}}', queue) FROM inserted
 
 -- fragment: deadJobReplayColumns
-id, kind, error_contains, before_id, rate_per_second, max_jobs, matched, scanned, replayed, state,
+id, kind, error_contains, signature, before_id, rate_per_second, max_jobs, matched, scanned, replayed, state,
 created_at, finished_at
 
 -- name: deadJobReplayStart
@@ -104,8 +146,8 @@ WITH m AS (
       FROM (SELECT id FROM {{schema}}.dead_jobs WHERE {{deadJobMatches}} ORDER BY id DESC LIMIT ?) l
 )
 INSERT INTO {{schema}}.dead_job_replays
-       (kind, error_contains, before_id, rate_per_second, max_jobs, matched, next_before, state, finished_at)
-SELECT ?, ?, ?, ?, ?, m.n, m.top + 1, CASE WHEN m.n = 0 THEN 'done' ELSE 'running' END,
+       (kind, error_contains, signature, before_id, rate_per_second, max_jobs, matched, next_before, state, finished_at)
+SELECT ?, ?, ?, ?, ?, ?, m.n, m.top + 1, CASE WHEN m.n = 0 THEN 'done' ELSE 'running' END,
        CASE WHEN m.n = 0 THEN now() END
   FROM m
 RETURNING {{deadJobReplayColumns}}
@@ -119,7 +161,7 @@ UPDATE {{schema}}.dead_job_replays
                       credit + rate_per_second * extract(epoch FROM now() - turned_at)),
        turned_at = now()
  WHERE state = 'running'
-RETURNING id, kind, error_contains, next_before, max_jobs - scanned AS remaining, credit
+RETURNING id, kind, error_contains, signature, next_before, max_jobs - scanned AS remaining, credit
 
 -- name: deadJobReplayAdvance
 UPDATE {{schema}}.dead_job_replays

@@ -336,6 +336,12 @@ WITH due AS (
 )
 SELECT pg_notify('{{channel}}', queue) FROM due
 
+-- name: jobMakeDue
+-- For tests that run jobs on their own thread (Worker.Builder.runJobsDueWithin): the scheduled jobs
+-- of some queues that fall due within a horizon become ready now, as if that time had passed.
+UPDATE {{schema}}.jobs SET state = 'ready', run_at = now()
+ WHERE state = 'scheduled' AND queue = ANY (?) AND run_at <= now() + ? * interval '1 millisecond'
+
 -- name: jobAwaitNewerVersion
 -- Puts back a job whose payload version is newer than the worker's handler reads: like a snooze
 -- (the attempt is given back), fenced, noting in its metadata why it waits and since when, as

@@ -28,3 +28,12 @@ WITH upsert AS (
     RETURNING name
 )
 SELECT name, pg_notify('{{channel}}', name) FROM upsert
+
+-- name: queueKnown
+-- Whether a queue exists for an operator: it has settings of its own, or a job live, finished or
+-- dead. Only the history has an index that leads with the queue; an unknown name reads the live and
+-- dead tables through, which is fine for an operator's command but not for a hot path.
+SELECT EXISTS (SELECT 1 FROM {{schema}}.queues WHERE name = ?)
+    OR EXISTS (SELECT 1 FROM {{schema}}.jobs WHERE queue = ?)
+    OR EXISTS (SELECT 1 FROM {{schema}}.job_history WHERE queue = ?)
+    OR EXISTS (SELECT 1 FROM {{schema}}.dead_jobs WHERE queue = ?) AS known

@@ -93,6 +93,21 @@ public abstract class DocketTest {
         }
     }
 
+    /**
+     * Inserts a dead job of {@code kind} on queue {@code default} with one failed attempt whose error
+     * is {@code error} followed by a stack line, as a worker would have left it; {@code payload} is JSON.
+     * The texts go into SQL literals: no single quotes in them.
+     */
+    protected void insertDeadJob(long id, String kind, String payload, String error) {
+        execute("""
+                INSERT INTO {s}.dead_jobs (id, queue, kind, payload, payload_version, priority, run_at, attempt,
+                                           max_attempts, metadata, errors, created_at, attempted_at, reason)
+                VALUES (%d, 'default', '%s', '%s', 1, 0, now(), 1, 1, '{}',
+                        jsonb_build_array(jsonb_build_object('attempt', 1, 'at', now(), 'worker', 'w',
+                            'error', '%s' || chr(10) || chr(9) || 'at com.acme.Billing.charge(Billing.java:42)')),
+                        now(), now(), 'permanent failure')""".formatted(id, kind, payload, error));
+    }
+
     /** Runs a statement on the test schema ({@code {s}} stands for it). */
     protected void execute(String sql) {
         db.execute(sql.replace("{s}", schema));

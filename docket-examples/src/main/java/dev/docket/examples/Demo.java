@@ -28,8 +28,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * them with one worker, printing progress every second until every job has completed or died.
  *
  * <pre>bin/demo [--jobs 20000] [--concurrency 32] [--database-url postgres://user:pass@host:5432/db]</pre>
+ *
+ * @param jobs        how many jobs to enqueue
+ * @param concurrency the worker's concurrency
+ * @param databaseUrl an external database, or null for the embedded one
  */
-public final class Demo {
+public record Demo(int jobs, int concurrency, String databaseUrl) {
 
     record Thumbnail(String imageId, int width) {
     }
@@ -41,16 +45,6 @@ public final class Demo {
     }
 
     record Charge(String orderId, long cents, boolean cardValid) {
-    }
-
-    private final int jobs;
-    private final int concurrency;
-    private final String databaseUrl;
-
-    private Demo(int jobs, int concurrency, String databaseUrl) {
-        this.jobs = jobs;
-        this.concurrency = concurrency;
-        this.databaseUrl = databaseUrl;
     }
 
     public static void main(String[] args) throws Exception {

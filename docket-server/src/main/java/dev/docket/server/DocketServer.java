@@ -7,6 +7,7 @@ import dev.docket.server.api.ApiErrors;
 import dev.docket.server.api.Authentication;
 import dev.docket.server.api.Bodies;
 import dev.docket.server.api.DlqApi;
+import dev.docket.server.api.DlqRepairApi;
 import dev.docket.server.api.DotSegmentFilter;
 import dev.docket.server.api.JettyErrors;
 import dev.docket.server.api.JobsApi;
@@ -146,6 +147,7 @@ public final class DocketServer implements AutoCloseable {
         new SessionsApi(tokens, sessions, bodies).register(app);
         new JobsApi(docket, bodies).register(app);
         new DlqApi(docket.admin(), bodies).register(app);
+        new DlqRepairApi(docket.admin(), bodies).register(app);
         new QueuesApi(docket.admin(), bodies).register(app);
         new Dashboard(metrics).register(app);
     }

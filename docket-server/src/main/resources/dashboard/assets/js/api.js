@@ -55,6 +55,7 @@ async function request(method, path, body, { login = false } = {}) {
 export const api = {
   get: (path) => request('GET', path),
   post: (path, body) => request('POST', path, body === undefined ? {} : body),
+  put: (path, body) => request('PUT', path, body),
   del: (path) => request('DELETE', path),
 };
 

@@ -3,7 +3,7 @@
 // function, called before the next view renders (to stop its timers).
 
 import { currentSession, logout, whenUnauthorized } from './api.js';
-import { parseHash, replace, tickTimes, note } from './dom.js';
+import { h, parseHash, replace, tickTimes, note } from './dom.js';
 import { renderLogin } from './login.js';
 import { renderOverview } from './overview.js';
 import { renderJobs, renderJob } from './jobs.js';
@@ -67,9 +67,12 @@ function route() {
   } else if (section === 'dlq') {
     setNav('dlq');
     view = renderDeadLetters;
-  } else {
+  } else if (!section || section === 'overview' || section === 'login') {
     setNav('overview');
     view = renderOverview;
+  } else {
+    setNav(null);
+    view = renderNotFound;
   }
   replace(main);
   delete main.dataset.loaded;
@@ -80,6 +83,15 @@ function route() {
     if (location.hash === key) main.dataset.loaded = key;
   };
   cleanup = view(main, r, session, { banner: showBanner, loaded }) || null;
+}
+
+/** An unknown route says so, rather than showing another page as if it were the one asked for. */
+function renderNotFound(el, r, s, ui) {
+  replace(el,
+    h('div', { class: 'page-head' }, h('h1', { id: 'not-found', text: 'Not found' })),
+    note('There is no page “#/' + r.path.join('/') + '” in the dashboard.', 'error'),
+    h('p', {}, h('a', { href: '#/overview', id: 'not-found-home', text: 'Go to the overview' })));
+  ui.loaded();
 }
 
 /** A quiet banner under the top bar (connection trouble); null hides it. */

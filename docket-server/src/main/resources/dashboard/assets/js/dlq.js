@@ -1,9 +1,11 @@
-// Dead letters: the dead-letter table by kind and error text, retry one or the selected ones, and
-// replay everything matching a filter at a bounded rate, with its progress.
+// Dead letters: the dead-letter table by kind, error text and error signature (one broken handler,
+// one group), retry one or the selected ones, replay everything matching a filter at a bounded rate
+// with its progress, and patch the payloads of a whole group before replaying it.
 
 import { api, qs } from './api.js';
 import { h, replace, num, time, hashOf, note, actionButton } from './dom.js';
 import { pager, confirmBar, flashArea, knownNames, fillDatalist, field } from './widgets.js';
+import { canRepair, groupPatchPanel } from './repair.js';
 
 const REPLAY_POLL_MS = 1000;
 
@@ -11,6 +13,7 @@ export function renderDeadLetters(main, route, session, ui) {
   const filters = {
     kind: route.params.get('kind') || '',
     errorContains: route.params.get('errorContains') || '',
+    signature: route.params.get('signature') || '',
   };
   const after = route.params.get('after') || '';
   let stopped = false;
@@ -28,12 +31,13 @@ export function renderDeadLetters(main, route, session, ui) {
     kindNames);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    location.hash = hashOf('dlq', { kind: kind.value.trim(), errorContains: error.value.trim() });
+    location.hash = hashOf('dlq', { kind: kind.value.trim(), errorContains: error.value.trim(), signature: filters.signature });
   });
 
   const flash = flashArea();
   const groups = h('div', { class: 'chips', id: 'dlq-groups' });
   const errorGroups = h('div', { class: 'chips', id: 'dlq-error-groups' });
+  const groupPanel = h('section', { class: 'card group', id: 'dlq-group', hidden: !filters.signature });
   const replayPanel = h('section', { class: 'card replay', id: 'replay' });
   const results = h('div', { id: 'dlq-results' }, h('p', { class: 'loading', text: 'Loading…' }));
   const bulk = h('div', { class: 'bulk', id: 'dlq-bulk' });
@@ -44,6 +48,7 @@ export function renderDeadLetters(main, route, session, ui) {
     errorGroups,
     form,
     flash,
+    groupPanel,
     session.canOperate ? replayPanel : null,
     bulk,
     results);
@@ -68,20 +73,41 @@ export function renderDeadLetters(main, route, session, ui) {
         }, h('span', { text: k }), h('span', { class: 'chip-count', text: num(g.dead) }))));
   });
 
-  // The same failure usually hits many jobs: group them by the first line of their last error.
+  // The same failure usually hits many jobs: group them by error signature (the first line of the
+  // last error with numbers, ids and quoted values stripped). A chip shows the signature cut short;
+  // its title and, once chosen, the group panel show it whole.
   api.get('/api/dlq/groups' + qs({ kind: filters.kind, limit: 12 })).then(({ groups: rows }) => {
-    if (stopped || !rows.length) return;
+    if (stopped) return;
+    const chosen = rows.find((g) => g.signature === filters.signature && (!filters.kind || g.kind === filters.kind));
+    if (filters.signature) renderGroup(chosen);
+    if (!rows.length) return;
     replace(errorGroups, h('span', { class: 'chips-label', text: 'By error' }),
       rows.map((g) => {
-        const text = g.error || '(no error text)';
-        const short = text.length > 90 ? text.slice(0, 90) + '…' : text;
+        const short = g.signature.length > 90 ? g.signature.slice(0, 90) + '…' : g.signature;
         return h('a', {
-          class: ['chip', 'chip-error', filters.errorContains && text.startsWith(filters.errorContains) && 'active'],
-          href: hashOf('dlq', { kind: g.kind, errorContains: text.slice(0, 200), after: '' }),
-          title: g.kind + ': ' + text + ' — last died ' + g.lastDiedAt,
+          class: ['chip', 'chip-error', g === chosen && 'active'],
+          href: hashOf('dlq', { kind: g.kind, signature: g.signature, after: '' }),
+          title: g.kind + ': ' + g.signature + '\ne.g. ' + g.error + '\n' + num(g.count) + ' jobs, last died ' + g.lastDiedAt,
+          data: { signature: g.signature },
         }, h('span', { text: (filters.kind ? '' : g.kind + ' · ') + short }), h('span', { class: 'chip-count', text: num(g.count) }));
       }));
   }).catch(() => {});
+
+  /** The chosen group in full: its signature wrapped, an example error, and the patch form for repairers. */
+  function renderGroup(g) {
+    groupPanel.hidden = false;
+    replace(groupPanel,
+      h('div', { class: 'group-head' },
+        h('h2', { text: 'Error group' }),
+        h('a', { class: 'button quiet small', id: 'dlq-group-clear', href: hashOf('dlq', { ...filters, signature: '', after: '' }), text: 'Any error' })),
+      h('dl', { class: 'facts' },
+        h('dt', { text: 'Kind' }), h('dd', { text: filters.kind || (g ? g.kind : 'any') }),
+        h('dt', { text: 'Signature' }), h('dd', {}, h('code', { class: 'signature', id: 'dlq-signature', text: filters.signature })),
+        g ? [h('dt', { text: 'Example' }), h('dd', {}, h('code', { class: 'signature', text: g.error })),
+          h('dt', { text: 'Jobs' }), h('dd', {}, num(g.count) + ', the last died ', time(g.lastDiedAt))] : null),
+      canRepair(session) && filters.kind ? groupPatchPanel({ kind: filters.kind, signature: filters.signature }, flash, loadList)
+        : canRepair(session) ? h('p', { class: 'muted', text: 'Choose the group’s kind to patch its payloads.' }) : null);
+  }
 
   if (session.canOperate) renderReplay();
 
@@ -89,8 +115,9 @@ export function renderDeadLetters(main, route, session, ui) {
     const rate = h('input', { type: 'number', id: 'replay-rate', min: 1, max: 10000, step: 1, value: 100, required: true });
     const status = h('div', { class: 'replay-status', id: 'replay-status' });
     const confirmSlot = h('div', {});
-    const what = filters.kind || filters.errorContains
+    const what = filters.kind || filters.errorContains || filters.signature
       ? 'every dead job' + (filters.kind ? ' of kind “' + filters.kind + '”' : '')
+        + (filters.signature ? ' in the error group shown above' : '')
         + (filters.errorContains ? ' whose error contains “' + filters.errorContains + '”' : '')
       : 'every dead job (no filter)';
     const start = h('button', {
@@ -121,7 +148,8 @@ export function renderDeadLetters(main, route, session, ui) {
     flash.clear();
     try {
       const replay = await api.post('/api/dlq/retry', {
-        kind: filters.kind || null, errorContains: filters.errorContains || null, ratePerSecond: perSecond,
+        kind: filters.kind || null, errorContains: filters.errorContains || null, signature: filters.signature || null,
+        ratePerSecond: perSecond,
       });
       showProgress(replay, status);
       pollReplay(replay.id, status);
@@ -197,7 +225,9 @@ export function renderDeadLetters(main, route, session, ui) {
   }
 
   function deadTable(jobs) {
-    if (!jobs.length) return note(filters.kind || filters.errorContains ? 'No dead jobs match.' : 'The dead-letter table is empty.');
+    if (!jobs.length) {
+      return note(filters.kind || filters.errorContains || filters.signature ? 'No dead jobs match.' : 'The dead-letter table is empty.');
+    }
     const head = ['ID', 'Kind', 'Queue', 'Attempts', 'Died', 'Reason'];
     return h('div', { class: 'table-wrap' },
       h('table', { class: 'table dead', id: 'dead-jobs' },

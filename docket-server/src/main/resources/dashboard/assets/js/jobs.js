@@ -4,6 +4,7 @@
 import { api, qs, ApiError } from './api.js';
 import { h, replace, num, time, stateBadge, hashOf, note, actionButton } from './dom.js';
 import { pager, confirmBar, flashArea, knownNames, fillDatalist, field } from './widgets.js';
+import { canRepair, payloadEditor, repairEvents } from './repair.js';
 
 const STATES = ['scheduled', 'ready', 'running', 'completed', 'cancelled', 'dead'];
 const LIVE = new Set(['scheduled', 'ready', 'running']);
@@ -181,6 +182,7 @@ export function renderJob(main, route, session, ui) {
     });
     render();
     section.append(h('div', { class: 'actions' }, toggle), slot);
+    if (job.state === 'dead' && canRepair(session)) section.append(payloadEditor(job, payload, flash, load));
     return section;
   }
 
@@ -203,7 +205,10 @@ function facts(job) {
     ['Payload version', num(job.payloadVersion)],
     ['Dead because', job.deadReason],
   ];
-  for (const [key, value] of Object.entries(job.metadata || {})) rows.push(['Tag: ' + key, value]);
+  for (const [key, value] of Object.entries(job.metadata || {})) {
+    // Repairs are the timeline's; every other entry is a tag (text).
+    if (key !== 'docket.repairs') rows.push(['Tag: ' + key, typeof value === 'string' ? value : JSON.stringify(value)]);
+  }
   return h('dl', { class: 'facts' }, rows.map(([k, v]) => [
     h('dt', { text: k }),
     h('dd', { class: v === null || v === undefined || v === '' ? 'muted' : null, text: v === null || v === undefined || v === '' ? '—' : v }),
@@ -220,6 +225,7 @@ function timeline(job) {
   // Pushed before the failures: a claim and its failure may fall in the same millisecond, and the sort is stable.
   if (job.attemptedAt) events.push({ at: job.attemptedAt, label: 'Attempt ' + job.attempt + ' claimed' });
   for (const e of job.errors) events.push({ at: e.at, label: 'Attempt ' + e.attempt + ' failed', tone: 'bad' });
+  events.push(...repairEvents(job));
   if (job.finishedAt) {
     events.push({
       at: job.finishedAt,

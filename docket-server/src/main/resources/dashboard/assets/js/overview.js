@@ -87,9 +87,12 @@ function totals(rows) {
       t[k] += r[k] || 0;
     }
     t.lagSeconds = Math.max(t.lagSeconds, r.lagSeconds || 0);
-    // Percentiles do not add up: a group shows its slowest kind's.
-    for (const k of ['pickupP50Millis', 'pickupP99Millis']) {
-      if (r[k] !== null && r[k] !== undefined) t[k] = t[k] === null ? r[k] : Math.max(t[k], r[k]);
+    // Percentiles do not add up: a group shows the kind with the slowest median pickup, both its figures.
+    if (r.pickupP50Millis !== null && r.pickupP50Millis !== undefined
+        && (t.pickupP50Millis === null || r.pickupP50Millis > t.pickupP50Millis)) {
+      t.pickupP50Millis = r.pickupP50Millis;
+      t.pickupP99Millis = r.pickupP99Millis;
+      t.slowest = r;
     }
   }
   return t;
@@ -119,7 +122,19 @@ function renderCards(el, t) {
       rate !== null && rate >= 5 ? 'bad' : null),
     card('dead', 'Dead letters', num(t.dead), '+' + num(t.deadLast24h) + ' in the last 24 h',
       t.deadLast24h > 0 ? 'bad' : null),
-    card('pickup', 'Pickup p50', millis(t.pickupP50Millis), 'p99 ' + millis(t.pickupP99Millis) + ' · due to claimed, slowest kind'));
+    pickupCard(t));
+}
+
+/** The overview's pickup latency: one kind's figures (the slowest median), named, as its table row shows them. */
+function pickupCard(t) {
+  const el = card('pickup', 'Pickup p50 · slowest kind', millis(t.pickupP50Millis), t.slowest
+    ? t.slowest.kind + ' on ' + t.slowest.queue + ' · p99 ' + millis(t.pickupP99Millis) + ' · due to claimed'
+    : 'no pickups in the last minute');
+  if (t.slowest) {
+    el.dataset.kind = t.slowest.kind;
+    el.dataset.queue = t.slowest.queue;
+  }
+  return el;
 }
 
 const COLUMNS = [
@@ -140,6 +155,7 @@ function cells(r) {
     class: ['num', (key === 'dead' || key === 'dead24h') && r[key === 'dead' ? 'dead' : 'deadLast24h'] > 0 && 'bad',
       key === 'failed' && r.failedPerMinute > 0 && 'warn', (value(r) === '0' || value(r) === '—') && 'zero'],
     data: { col: key }, text: value(r),
+    title: (key === 'p50' || key === 'p99') && r.slowest ? 'the slowest kind: ' + r.slowest.kind : null,
   }));
 }
 

@@ -314,7 +314,7 @@ class ApiTest extends ServerTest {
 
     @Test
     void queuesArePausedResumedAndCapped() {
-        Reply paused = post("/api/queues/email/pause", Role.OPERATOR);
+        Reply paused = post("/api/queues/email/pause?create=true", Role.OPERATOR);
         Reply limits = send(request("/api/queues/email/limits", Role.ADMIN).header("Content-Type", "application/json")
                 .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(json("maxRunning", 5, "tenantMaxRunning", 2)))
                 .build());
@@ -336,9 +336,33 @@ class ApiTest extends ServerTest {
         assertThat(post("/api/queues/email/pause", Role.PRODUCER).status()).isEqualTo(403);
     }
 
+    /** A misspelt queue is a 404, not a new queue; ?create=true makes one on purpose; a queue with jobs exists. */
     @Test
-    void servesItsOpenApiDocument() {
+    void anUnknownQueueIsNotFoundUnlessCreated() {
+        String limits = json("maxRunning", 3);
+        Reply pause = post("/api/queues/emial/pause", Role.OPERATOR);
+        assertThat(pause.status()).isEqualTo(404);
+        assertThat(pause.json().get("error").asText()).isEqualTo("not_found");
+        assertThat(pause.json().get("message").asText()).contains("?create=true");
+        assertThat(post("/api/queues/emial/resume", Role.OPERATOR).status()).isEqualTo(404);
+        assertThat(put("/api/queues/emial/limits", Role.OPERATOR, limits).status()).isEqualTo(404);
+        assertThat(post("/api/queues/emial/pause?create=false", Role.OPERATOR).status()).isEqualTo(404);
+        assertThat(post("/api/queues/emial/pause?create=yes", Role.OPERATOR).status()).isEqualTo(400);
+        assertThat(docket.admin().queues()).isEmpty();
+
+        enqueue("anything");
+        assertThat(post("/api/queues/default/pause", Role.OPERATOR).status()).as("a queue with a job").isEqualTo(200);
+        assertThat(put("/api/queues/fresh/limits?create=true", Role.OPERATOR, limits).status()).isEqualTo(200);
+        assertThat(post("/api/queues/fresh/resume", Role.OPERATOR).status()).as("a queue with settings").isEqualTo(200);
+    }
+
+    /** The OpenAPI document is public, as the README says: it describes the API and holds no data. */
+    @Test
+    void servesItsOpenApiDocument() throws Exception {
         Reply r = send(request("/api/openapi.json").GET().build());
+        String readme = java.nio.file.Files.readString(java.nio.file.Path.of("..", "README.md"));
+        assertThat(readme).contains("Every request but `/health`, `/ready`, `/api/openapi.json` and the login needs a bearer token");
+        assertThat(server.routes()).contains(new DocketServer.Route("GET", "/api/openapi.json", dev.docket.server.api.Access.PUBLIC));
 
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.json().get("openapi").asText()).startsWith("3.1");

@@ -94,6 +94,11 @@ public abstract class ServerTest extends DocketTest {
                 .POST(HttpRequest.BodyPublishers.ofString(json)).build());
     }
 
+    protected Reply put(String path, Role role, String json) {
+        return send(request(path, role).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(json)).build());
+    }
+
     protected Reply post(String path, Role role) {
         return send(request(path, role).POST(HttpRequest.BodyPublishers.noBody()).build());
     }

@@ -6,19 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 /** The cron_slots table: the last enqueued slot of each periodic job, advanced with the slot's enqueue. */
-public final class CronSlotQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-    private final JobInsertQueries jobs;
-    private final QueueQueries queues;
-
-    CronSlotQueries(Jdbc jdbc, Statements sql, JobInsertQueries jobs, QueueQueries queues) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-        this.jobs = jobs;
-        this.queues = queues;
-    }
+public record CronSlotQueries(Jdbc jdbc, Statements sql, JobInsertQueries jobs, QueueQueries queues) {
 
     /** The last enqueued slot of a periodic job, or empty when it was never seen. */
     public Optional<Instant> find(String name) throws SQLException {

@@ -1,6 +1,8 @@
 package dev.docket.internal.db;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.docket.DocketException;
+import java.sql.SQLException;
 import javax.sql.DataSource;
 
 /**
@@ -17,6 +19,7 @@ public final class Database {
     private final HistoryQueries history;
     private final DeadJobQueries deadJobs;
     private final DeadJobReplayQueries deadJobReplays;
+    private final DeadJobRepairQueries deadJobRepairs;
     private final QueueQueries queues;
     private final LeaderQueries leaders;
     private final CronSlotQueries cronSlots;
@@ -35,11 +38,26 @@ public final class Database {
         this.history = new HistoryQueries(jdbc, sql);
         this.deadJobs = new DeadJobQueries(jdbc, sql);
         this.deadJobReplays = new DeadJobReplayQueries(jdbc, sql);
+        this.deadJobRepairs = new DeadJobRepairQueries(jdbc, sql);
         this.queues = new QueueQueries(jdbc, sql);
         this.leaders = new LeaderQueries(jdbc, sql);
         this.cronSlots = new CronSlotQueries(jdbc, sql, jobInserts, queues);
         this.stats = new StatsQueries(jdbc, sql);
         this.schema = new SchemaQueries(jdbc, sql);
+    }
+
+    /** A database call whose {@link SQLException} the public API reports as a {@link DocketException}. */
+    public interface Call<T> {
+        T run() throws SQLException;
+    }
+
+    /** Runs {@code call}; a failure becomes a {@link DocketException} saying "docket: {@code what} failed: ...". */
+    public static <T> T call(String what, Call<T> call) {
+        try {
+            return call.run();
+        } catch (SQLException e) {
+            throw new DocketException("docket: " + what + " failed: " + e.getMessage(), e);
+        }
     }
 
     /** The data source every query borrows from. */
@@ -80,6 +98,11 @@ public final class Database {
     /** Dead-letter replays at a rate, and their progress. */
     public DeadJobReplayQueries deadJobReplays() {
         return deadJobReplays;
+    }
+
+    /** Repairs of dead jobs' payloads. */
+    public DeadJobRepairQueries deadJobRepairs() {
+        return deadJobRepairs;
     }
 
     /** Queue settings and wake-ups. */

@@ -2,36 +2,63 @@ package dev.docket.internal.db;
 
 import dev.docket.DeadJobGroup;
 import dev.docket.JobSummary;
+import dev.docket.internal.text.ErrorSignature;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /** The dead-letter table, for operators: listing, grouping, replay and retention. */
-public final class DeadJobQueries {
+public record DeadJobQueries(Jdbc jdbc, Statements sql) {
 
-    private final Jdbc jdbc;
-    private final Statements sql;
+    private static final int SIGN_PAGE = 1000;
 
-    DeadJobQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
+    /**
+     * Which dead jobs: of one kind, with {@code errorContains} (ignoring case) in one of their error
+     * messages or their reason, of one error signature, with ids below {@code before}; null matches all.
+     */
+    public record Filter(String kind, String errorContains, String signature, Long before) {
+
+        /** Binds the fragment {@code deadJobMatches}. */
+        Jdbc.Params bind(Jdbc.Params p) throws SQLException {
+            return p.text(kind).text(kind).text(errorContains).text(errorContains).text(errorContains)
+                    .text(signature).text(signature).int8(before == null ? Long.MAX_VALUE : before);
+        }
+    }
+
+    /** One keyset page of the dead jobs that match {@code filter}, newest first. */
+    public List<JobSummary> list(Filter filter, int limit) throws SQLException {
+        return jdbc.list(sql.get("deadJobList"), p -> filter.bind(p).int4(limit), JobQueries::summary);
+    }
+
+    /** Dead jobs grouped by kind and error signature, largest groups first (fill signatures in first: {@link #sign}). */
+    public List<DeadJobGroup> groups(String kind, int limit) throws SQLException {
+        return jdbc.list(sql.get("deadJobGroups"), p -> p.text(kind).text(kind).int4(limit),
+                rs -> new DeadJobGroup(rs.getString("kind"), rs.getString("error_signature"), rs.getString("example"),
+                        rs.getLong("jobs"), Jdbc.instant(rs, "first_died_at"), Jdbc.instant(rs, "last_died_at")));
     }
 
     /**
-     * One keyset page of dead jobs, newest first, optionally of one kind and with {@code errorContains}
-     * (ignoring case) in one of their error messages or their reason; null filters match all.
+     * Computes the error signature ({@link ErrorSignature}) of every dead job that has none yet, a
+     * page at a time; returns how many it signed. Jobs reach the dead-letter table without one (the
+     * statements that move them there stay as they are); this runs before every read that groups or
+     * filters by signature, so those reads see every job that died before them.
      */
-    public List<JobSummary> list(String kind, String errorContains, Long before, int limit) throws SQLException {
-        return jdbc.list(sql.get("deadJobList"), p -> p.text(kind).text(kind)
-                .text(errorContains).text(errorContains).text(errorContains)
-                .int8(before == null ? Long.MAX_VALUE : before).int4(limit), JobQueries::summary);
-    }
-
-    /** Dead jobs grouped by kind and error, largest groups first. */
-    public List<DeadJobGroup> groups(String kind, int limit) throws SQLException {
-        return jdbc.list(sql.get("deadJobGroups"), p -> p.text(kind).text(kind).int4(limit),
-                rs -> new DeadJobGroup(rs.getString("kind"), rs.getString("error"), rs.getLong("jobs"),
-                        Jdbc.instant(rs, "first_died_at"), Jdbc.instant(rs, "last_died_at")));
+    public int sign() throws SQLException {
+        int signed = 0;
+        while (true) {
+            List<Map.Entry<Long, String>> page = jdbc.list(sql.get("deadJobUnsigned"), p -> p.int4(SIGN_PAGE),
+                    rs -> Map.entry(rs.getLong("id"), ErrorSignature.of(rs.getString("error"))));
+            if (page.isEmpty()) {
+                return signed;
+            }
+            jdbc.update(sql.get("deadJobSignMany"), p -> p.array("bigint", page.stream().map(Map.Entry::getKey).toList())
+                    .array("text", page.stream().map(Map.Entry::getValue).toList()));
+            signed += page.size();
+            if (page.size() < SIGN_PAGE) {
+                return signed;
+            }
+        }
     }
 
     /** Puts dead jobs back to ready with a fresh attempt budget and wakes their queues; returns the ids replayed. */

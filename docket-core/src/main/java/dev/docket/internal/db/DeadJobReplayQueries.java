@@ -9,34 +9,30 @@ import java.util.Locale;
 import java.util.Optional;
 
 /** Dead-letter replays at a rate: their start, their turns with the maintenance leader, and their progress. */
-public final class DeadJobReplayQueries {
+public record DeadJobReplayQueries(Jdbc jdbc, Statements sql) {
 
     /** A running replay's turn: its filter, cursor, how many it may still look at, and the jobs it has earned. */
-    public record Turn(long id, String kind, String errorContains, Long nextBefore, int remaining, double credit) {
-    }
+    public record Turn(long id, String kind, String errorContains, String signature, Long nextBefore, int remaining,
+                       double credit) {
 
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    DeadJobReplayQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
+        /** The dead jobs this turn may take: the replay's filter below its cursor. */
+        public DeadJobQueries.Filter filter() {
+            return new DeadJobQueries.Filter(kind, errorContains, signature, nextBefore);
+        }
     }
 
     /** Records a new replay of the dead jobs matching the filter (see {@link dev.docket.DocketAdmin#startReplay}). */
-    public DeadJobReplay start(String kind, String errorContains, Long before, double ratePerSecond, int max)
-            throws SQLException {
-        return jdbc.first(sql.get("deadJobReplayStart"), p -> p.text(kind).text(kind)
-                        .text(errorContains).text(errorContains).text(errorContains)
-                        .int8(before == null ? Long.MAX_VALUE : before).int4(max)
-                        .text(kind).text(errorContains).int8(before).float8(ratePerSecond).int4(max),
+    public DeadJobReplay start(DeadJobQueries.Filter filter, double ratePerSecond, int max) throws SQLException {
+        return jdbc.first(sql.get("deadJobReplayStart"), p -> filter.bind(p).int4(max)
+                        .text(filter.kind()).text(filter.errorContains()).text(filter.signature()).int8(filter.before())
+                        .float8(ratePerSecond).int4(max),
                 DeadJobReplayQueries::replay).orElseThrow();
     }
 
     /** Gives every running replay its turn: the jobs it earned since its last (see the statement). */
     public List<Turn> turn() throws SQLException {
         return jdbc.list(sql.get("deadJobReplayTurn"), Jdbc.NO_PARAMETERS, rs -> new Turn(rs.getLong("id"), rs.getString("kind"),
-                rs.getString("error_contains"), nullableLong(rs, "next_before"), rs.getInt("remaining"),
+                rs.getString("error_contains"), rs.getString("signature"), nullableLong(rs, "next_before"), rs.getInt("remaining"),
                 rs.getDouble("credit")));
     }
 
@@ -61,7 +57,7 @@ public final class DeadJobReplayQueries {
     }
 
     private static DeadJobReplay replay(ResultSet rs) throws SQLException {
-        return new DeadJobReplay(rs.getLong("id"), rs.getString("kind"), rs.getString("error_contains"),
+        return new DeadJobReplay(rs.getLong("id"), rs.getString("kind"), rs.getString("error_contains"), rs.getString("signature"),
                 nullableLong(rs, "before_id"), rs.getDouble("rate_per_second"), rs.getInt("max_jobs"),
                 rs.getInt("matched"), rs.getInt("scanned"), rs.getInt("replayed"),
                 DeadJobReplay.State.valueOf(rs.getString("state").toUpperCase(Locale.ROOT)),

@@ -4,15 +4,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 
 /** The job history's day partitions: created ahead of time, dropped when their retention is over. */
-public final class HistoryQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    HistoryQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-    }
+public record HistoryQueries(Jdbc jdbc, Statements sql) {
 
     /** Creates the partitions of today and the next {@code daysAhead} days that are missing; returns how many. */
     public int createPartitions(int daysAhead) throws SQLException {

@@ -9,15 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /** The claim: takes ready jobs of a queue for a worker, counting their attempt and setting their lease. */
-public final class JobClaimQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    JobClaimQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-    }
+public record JobClaimQueries(Jdbc jdbc, Statements sql) {
 
     /**
      * Claims up to {@code limit} ready jobs of a queue for {@code workerId}, in claim order; jobs of a

@@ -11,15 +11,7 @@ import java.util.Map;
  * Enqueue: inserts jobs into the jobs table on the caller's connection, in its transaction, and
  * never commits, rolls back or closes it.
  */
-public final class JobInsertQueries {
-
-    private final Statements sql;
-    private final UniqueKeyQueries uniqueKeys;
-
-    JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
-        this.sql = sql;
-        this.uniqueKeys = uniqueKeys;
-    }
+public record JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
 
     /**
      * Inserts jobs in one statement, skipping those whose unique key a live job holds, and returns for

@@ -14,15 +14,7 @@ import java.util.Set;
  * A worker's fenced writes about the jobs it claimed: outcomes and heartbeats. Each matches a job
  * only while this worker still holds the claimed attempt, and returns the fences that matched.
  */
-public final class JobOutcomeQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    JobOutcomeQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-    }
+public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
 
     /**
      * Writes many outcomes of this worker's attempts in one transaction, one statement per kind of

@@ -12,6 +12,7 @@ import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -24,17 +25,7 @@ import java.util.Set;
  * The jobs table outside the worker's hot path: maintenance (promotion, rescue, vacuum), the
  * operator's writes (cancel, run now), and look-ups of a job wherever it lives.
  */
-public final class JobQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-    private final ObjectMapper json;
-
-    JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-        this.json = json;
-    }
+public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
 
     /** Makes up to {@code limit} due scheduled jobs ready, wakes their queues, and returns how many per queue. */
     public Map<String, Integer> promoteDue(int limit) throws SQLException {
@@ -118,6 +109,11 @@ public final class JobQueries {
     /** Makes a scheduled job (future, or waiting out a backoff) ready now; false if it is not scheduled. */
     public boolean runNow(long id) throws SQLException {
         return jdbc.first(sql.get("jobRunNow"), p -> p.int8(id), rs -> true).isPresent();
+    }
+
+    /** Makes the scheduled jobs of {@code queues} due within {@code horizonMillis} ready now; returns how many. */
+    public int makeDue(Collection<String> queues, long horizonMillis) throws SQLException {
+        return jdbc.update(sql.get("jobMakeDue"), p -> p.array("text", queues).int8(horizonMillis));
     }
 
     /** A row of a job listing ({@code jobSummaryColumns} and state, finished_at, error_count, reason). */

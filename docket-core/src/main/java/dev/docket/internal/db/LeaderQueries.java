@@ -6,15 +6,7 @@ import java.time.Instant;
 import java.util.Optional;
 
 /** The leaders table: one row per role, held by a lease with a term. */
-public final class LeaderQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    LeaderQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-    }
+public record LeaderQueries(Jdbc jdbc, Statements sql) {
 
     /**
      * Tries to take or renew {@code role} for {@code leaderId} for {@code ttl}; returns the term when

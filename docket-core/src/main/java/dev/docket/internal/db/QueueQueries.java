@@ -7,21 +7,19 @@ import java.util.Collection;
 import java.util.List;
 
 /** The queues table (cluster-wide settings: paused, caps) and the notifications that wake a queue's workers. */
-public final class QueueQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    QueueQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-    }
+public record QueueQueries(Jdbc jdbc, Statements sql) {
 
     /** Every queue with settings of its own. */
     public List<QueueSettings> list() throws SQLException {
         return jdbc.list(sql.get("queueList"), Jdbc.NO_PARAMETERS, rs -> new QueueSettings(rs.getString("name"), rs.getBoolean("paused"),
                 rs.getObject("max_running", Integer.class), rs.getObject("tenant_max_running", Integer.class),
                 Jdbc.instant(rs, "updated_at")));
+    }
+
+    /** Whether the queue has settings of its own or any job, live, finished or dead. */
+    public boolean known(String queue) throws SQLException {
+        return jdbc.first(sql.get("queueKnown"), p -> p.text(queue).text(queue).text(queue).text(queue),
+                rs -> rs.getBoolean("known")).orElse(false);
     }
 
     /** Pauses or resumes a queue cluster-wide, and wakes its workers. */

@@ -5,15 +5,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 
 /** The schema as a whole: the migration version it is at, and the database clock. */
-public final class SchemaQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    SchemaQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-    }
+public record SchemaQueries(Jdbc jdbc, Statements sql) {
 
     /**
      * The schema version recorded by the migrator, 0 when Docket's tables do not exist. Neither

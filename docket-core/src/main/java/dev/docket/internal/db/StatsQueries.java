@@ -10,15 +10,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** Statistics over all tables, for the admin API, the dashboard and the metrics. */
-public final class StatsQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    StatsQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-    }
+public record StatsQueries(Jdbc jdbc, Statements sql) {
 
     /** One queue and kind's figures as the three statements fill them in. */
     private static final class Figures {

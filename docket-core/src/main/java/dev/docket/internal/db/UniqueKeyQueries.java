@@ -4,15 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 
 /** The unique_keys table: unique keys held for a period ({@code uniqueFor}), beyond their job's life. */
-public final class UniqueKeyQueries {
-
-    private final Jdbc jdbc;
-    private final Statements sql;
-
-    UniqueKeyQueries(Jdbc jdbc, Statements sql) {
-        this.jdbc = jdbc;
-        this.sql = sql;
-    }
+public record UniqueKeyQueries(Jdbc jdbc, Statements sql) {
 
     /** Takes {@code key} for {@code jobId} for a period; returns null if taken, else the current holder's id. */
     Long acquire(Connection c, String key, long jobId, long periodMillis) throws SQLException {

@@ -1,6 +1,7 @@
 package dev.docket.internal.enqueue;
 
 import dev.docket.Enqueued;
+import dev.docket.ExternalTransactions;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.Inserted;
 import dev.docket.internal.db.Database;
@@ -36,15 +37,20 @@ public final class JobInserter implements AutoCloseable {
     private final SchemaCheck schemaCheck;
     private final EnqueueNotifier notifier;
     private final Consumer<Set<String>> wakeLocalWorkers;
+    private final ExternalTransactions externalTransactions;
 
-    /** {@code notifier} null: enqueues notify nobody, and workers find jobs by polling. */
+    /**
+     * {@code notifier} null: enqueues notify nobody, and workers find jobs by polling.
+     * {@code externalTransactions} null: an enqueue without a connection always commits on its own.
+     */
     public JobInserter(DataSource dataSource, Database store, SchemaCheck schemaCheck, EnqueueNotifier notifier,
-                       Consumer<Set<String>> wakeLocalWorkers) {
+                       Consumer<Set<String>> wakeLocalWorkers, ExternalTransactions externalTransactions) {
         this.jdbc = new Jdbc(dataSource);
         this.store = store;
         this.schemaCheck = schemaCheck;
         this.notifier = notifier;
         this.wakeLocalWorkers = wakeLocalWorkers;
+        this.externalTransactions = externalTransactions;
     }
 
     /** Inserts the rows inside the caller's transaction; never commits, rolls back or closes {@code tx}. */
@@ -53,6 +59,34 @@ public final class JobInserter implements AutoCloseable {
         List<Enqueued> result = insert(tx, rows, readyQueues);
         notifyWorkers(tx, readyQueues);
         return result;
+    }
+
+    /**
+     * Inserts the rows for an enqueue that was given no connection: inside the caller's transaction
+     * managed elsewhere when {@link ExternalTransactions} reports one, else in a transaction of their
+     * own. Without {@code externalTransactions} this is {@link #insertOwnTransaction} and costs nothing more.
+     */
+    public List<Enqueued> insertJoiningOrOwn(List<InsertRow> rows) throws SQLException {
+        if (externalTransactions == null) {
+            return insertOwnTransaction(rows);
+        }
+        Connection tx = externalTransactions.currentConnection();
+        if (tx == null) {
+            return insertOwnTransaction(rows);
+        }
+        try {
+            Set<String> readyQueues = new LinkedHashSet<>();
+            List<Enqueued> result = insert(tx, rows, readyQueues);
+            // Delivered by PostgreSQL at the commit, to other processes' listeners.
+            notifyWorkers(tx, readyQueues);
+            if (!readyQueues.isEmpty()) {
+                // This process's workers must not look before the commit: they would find nothing and wait for the poll.
+                externalTransactions.afterCommit(() -> wakeLocalWorkers.accept(readyQueues));
+            }
+            return result;
+        } finally {
+            externalTransactions.release(tx);
+        }
     }
 
     /**

@@ -51,6 +51,7 @@ public final class JobExecutor implements AutoCloseable {
     private final String workerId;
     private final ScheduledExecutorService timeouts;
 
+    /** {@code completer} may be null for an executor that only {@link #runHere runs jobs on the caller's thread}. */
     public JobExecutor(Map<String, HandlerBinding<?>> handlers, Function<String, RetryPolicy> retryPolicies,
                        PayloadCodec codec, Completer completer, Database store, InFlight inFlight, String workerId) {
         this.handlers = Map.copyOf(handlers);
@@ -67,14 +68,53 @@ public final class JobExecutor implements AutoCloseable {
         this.timeouts = timer;
     }
 
-    /**
-     * Starts the job's handler; {@code handlerDone} runs when the handler has returned or thrown,
-     * {@code settled} once its outcome is written (or discarded), which is when the job stops
-     * counting as running in the database.
-     */
+    /** Starts the job's handler at once: {@link #hold} then {@link #start}. */
     public void execute(ClaimedJob job, Runnable handlerDone, Runnable settled) {
+        start(hold(job), handlerDone, settled);
+    }
+
+    /**
+     * Takes a claimed job into this worker's hands before its handler starts: from now on the
+     * heartbeat extends its lease, and a cancel or a rescue marks it lost.
+     */
+    public RunningJob hold(ClaimedJob job) {
+        return inFlight.add(job);
+    }
+
+    /**
+     * Starts a held job's handler; {@code handlerDone} runs when the handler has returned or thrown,
+     * {@code settled} once its outcome is written (or discarded), which is when the job stops
+     * counting as running in the database. Its timeout counts from now.
+     */
+    public void start(RunningJob running, Runnable handlerDone, Runnable settled) {
+        Thread.ofVirtual().name("docket-job-" + running.fence().id()).start(() -> run(running, handlerDone, settled));
+    }
+
+    /** Gives a held job whose handler never started back to the queue at once, its attempt not counted. */
+    public void release(RunningJob running, Runnable settled) {
+        completer.submit(new Outcome.Released(running.fence(), true), written -> {
+            inFlight.remove(running);
+            settled.run();
+        });
+    }
+
+    /** Lets go of a held job whose handler never started and whose lease is lost: there is nothing to write. */
+    public void forget(RunningJob running) {
+        inFlight.remove(running);
+    }
+
+    /**
+     * Runs the job's handler on the calling thread, with its timeout, and returns the outcome without
+     * writing it; null when the job was put back (and that written) to wait for a worker that reads
+     * its payload version. What {@code Worker.Builder.runReadyJobs()} runs jobs with in tests.
+     */
+    public Outcome runHere(ClaimedJob job) {
         RunningJob running = inFlight.add(job);
-        Thread.ofVirtual().name("docket-job-" + job.id()).start(() -> run(running, handlerDone, settled));
+        try {
+            return attempt(running);
+        } finally {
+            inFlight.remove(running);
+        }
     }
 
     /**

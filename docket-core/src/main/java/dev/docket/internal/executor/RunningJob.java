@@ -8,9 +8,11 @@ public final class RunningJob {
 
     private final ClaimedJob job;
     private volatile Thread thread;
+    private volatile boolean started;
     private volatile boolean lost;
     private volatile boolean releasing;
     private volatile boolean timedOut;
+    private volatile Runnable onLost;
 
     RunningJob(ClaimedJob job) {
         this.job = job;
@@ -28,6 +30,18 @@ public final class RunningJob {
     public void markLost() {
         lost = true;
         interrupt();
+        Runnable then = onLost;
+        if (then != null) {
+            then.run();
+        }
+    }
+
+    /** Runs {@code then} when the lease is lost: how a job claimed ahead leaves its buffer without running. */
+    public void onLost(Runnable then) {
+        onLost = then;
+        if (lost) {
+            then.run();
+        }
     }
 
     public boolean isLost() {
@@ -55,6 +69,7 @@ public final class RunningJob {
     }
 
     void attach(Thread t) {
+        started = true;
         thread = t;
     }
 
@@ -64,6 +79,11 @@ public final class RunningJob {
 
     public boolean isHandlerRunning() {
         return thread != null;
+    }
+
+    /** Held ahead of a free slot: claimed, its handler not started yet. */
+    public boolean isWaitingToStart() {
+        return !started;
     }
 
     private void interrupt() {

@@ -54,9 +54,16 @@ public final class Heartbeater extends PeriodicService {
         }).toList();
         Set<Fence> held = store.outcomes().heartbeatMany(workerId, fences, leases);
         for (RunningJob job : jobs) {
-            if (!held.contains(job.fence()) && job.isHandlerRunning()) {
+            if (held.contains(job.fence())) {
+                continue;
+            }
+            if (job.isHandlerRunning()) {
                 log.warn("docket: job {} attempt {} ({}): lease lost; interrupting its handler",
                         job.fence().id(), job.fence().attempt(), job.job().kind());
+                job.markLost();
+            } else if (job.isWaitingToStart()) {
+                log.info("docket: job {} attempt {} ({}): lease lost (cancelled or rescued) before it started; "
+                        + "it will not run here", job.fence().id(), job.fence().attempt(), job.job().kind());
                 job.markLost();
             }
         }

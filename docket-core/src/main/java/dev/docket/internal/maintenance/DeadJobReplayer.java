@@ -54,7 +54,7 @@ public final class DeadJobReplayer {
         if (wanted <= 0) {
             return 0;
         }
-        List<JobSummary> page = store.deadJobs().list(turn.kind(), turn.errorContains(), turn.nextBefore(), wanted);
+        List<JobSummary> page = store.deadJobs().list(turn.filter(), wanted);
         List<Long> replayed = page.isEmpty() ? List.of() : store.deadJobs().replay(page.stream().map(JobSummary::id).toList());
         boolean finished = page.size() < wanted || page.size() == turn.remaining();
         store.deadJobReplays().advance(turn.id(), page.size(), replayed.size(),

@@ -23,14 +23,19 @@ import org.slf4j.LoggerFactory;
  * start together apply each migration once and the others wait, then find nothing to do.
  * {@code lock_timeout} is set after the advisory lock is held: waiting for another node is fine,
  * waiting behind application traffic for a table lock is not.
+ *
+ * @param dataSource  where the schema lives
+ * @param schema      the schema to migrate
+ * @param lockTimeout {@code lock_timeout} for each migration once it holds the advisory lock
  */
-public final class Migrator {
+public record Migrator(DataSource dataSource, SchemaName schema, Duration lockTimeout) {
 
     private static final Logger log = LoggerFactory.getLogger(Migrator.class);
 
     /** The migrations this build ships, in order. */
     static final List<String> MIGRATIONS = List.of("V001__jobs.sql", "V002__leaders.sql", "V003__queue_control.sql",
-            "V004__cron.sql", "V005__unique_periods.sql", "V006__dead_job_replays.sql", "V007__text_rules.sql");
+            "V004__cron.sql", "V005__unique_periods.sql", "V006__dead_job_replays.sql", "V007__text_rules.sql",
+            "V009__dead_job_triage.sql");
 
     private static final String LOCK = "SELECT pg_advisory_xact_lock(hashtext(?))";
     private static final String VERSION_TABLE = """
@@ -40,16 +45,6 @@ public final class Migrator {
                 applied_at timestamptz NOT NULL DEFAULT now()
             )""";
     private static final String RECORD = "INSERT INTO {{schema}}.schema_migrations (version, name) VALUES (?, ?)";
-
-    private final DataSource dataSource;
-    private final SchemaName schema;
-    private final Duration lockTimeout;
-
-    public Migrator(DataSource dataSource, SchemaName schema, Duration lockTimeout) {
-        this.dataSource = dataSource;
-        this.schema = schema;
-        this.lockTimeout = lockTimeout;
-    }
 
     /** The schema version this build of Docket works with. */
     public static int supportedVersion() {

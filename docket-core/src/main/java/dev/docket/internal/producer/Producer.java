@@ -4,12 +4,15 @@ import dev.docket.QueueSettings;
 import dev.docket.internal.db.ClaimedJob;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.executor.JobExecutor;
+import dev.docket.internal.executor.RunningJob;
 import dev.docket.internal.service.Backoff;
 import dev.docket.internal.service.Service;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,7 +20,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Claims jobs of one queue for this worker, up to its free slots, in one statement per claim.
+ * Claims jobs of one queue for this worker, up to its free slots and a bounded number ahead of
+ * them, in one statement per claim.
+ *
+ * <p>Claiming ahead: with short handlers, one claim per few freed slots costs more than the jobs, so
+ * the producer also holds up to {@code claimAhead} claimed jobs that have no slot yet and starts each
+ * the moment a slot frees, without a round trip. They are claimed in every sense: their attempt is
+ * counted, their lease is held and extended by the heartbeat, their outcome is fenced, and they count
+ * as running for the queue's caps. It holds no more than its slots start within
+ * {@link #AHEAD_HORIZON} at the handlers' measured running time, so long jobs are never claimed ahead
+ * (no worker hoards a queue), and a higher-priority job that arrives waits behind at most that much
+ * work. A capped queue does not claim ahead. A job held ahead that is cancelled or rescued leaves
+ * the buffer without running, and a stopping producer gives the jobs it holds back at once, their
+ * attempt not counted.
  *
  * <p>It claims while it believes the queue may hold ready jobs: after a notification, after a
  * claim that filled every slot it asked for, and at each (jittered) poll interval, which stays
@@ -30,6 +45,15 @@ public final class Producer extends Service {
     private static final long COALESCE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     /** Claims resume within about two seconds after an outage. */
     private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(50), Duration.ofSeconds(2));
+    /** Jobs are claimed ahead only as many as the free slots start within this, at the measured running time. */
+    static final Duration AHEAD_HORIZON = Duration.ofMillis(50);
+    private static final double AHEAD_HORIZON_NANOS = AHEAD_HORIZON.toNanos();
+    private static final Comparator<RunningJob> CLAIM_ORDER = Comparator
+            .comparingInt((RunningJob r) -> r.job().priority())
+            .thenComparing(r -> r.job().runAt())
+            .thenComparingLong(r -> r.job().id());
+    /** Weight of the newest handler's running time in {@link #runNanos}. */
+    private static final double RUN_TIME_WEIGHT = 0.05;
 
     private final String queue;
     private final int concurrency;
@@ -52,13 +76,24 @@ public final class Producer extends Service {
      */
     private final AtomicInteger unsettled = new AtomicInteger();
     private final int maxUnsettled;
+    private final int claimAhead;
+    /**
+     * Claimed jobs waiting for a slot, in claim order (a claim returns its rows in no order, and a
+     * later claim may bring a more urgent job); guarded by itself.
+     */
+    private final PriorityQueue<RunningJob> ahead = new PriorityQueue<>(CLAIM_ORDER);
+    /** The handlers' running time, a moving average; NaN until one has run. */
+    private volatile double runNanos = Double.NaN;
+    /** Set at stop: jobs held ahead are given back, not started. */
+    private volatile boolean stopping;
     private boolean mayHaveWork = true;
     private long wakeGeneration;
     /** The last claim got every job it asked for: the queue has more than this worker can take at once. */
     private boolean busy;
 
-    public Producer(String queue, int concurrency, int maxBatch, Duration pollInterval, Duration lease,
-                    String workerId, Database store, JobExecutor executor, QueueSettingsWatcher queueSettings) {
+    public Producer(String queue, int concurrency, int maxBatch, int claimAhead, Duration pollInterval,
+                    Duration lease, String workerId, Database store, JobExecutor executor,
+                    QueueSettingsWatcher queueSettings) {
         super("docket-producer-" + queue, BACKOFF, log);
         this.queue = queue;
         this.concurrency = concurrency;
@@ -71,7 +106,8 @@ public final class Producer extends Service {
         this.executor = executor;
         this.queueSettings = queueSettings;
         this.slots = new Semaphore(concurrency);
-        this.maxUnsettled = concurrency + maxBatch;
+        this.claimAhead = claimAhead;
+        this.maxUnsettled = concurrency + maxBatch + claimAhead;
     }
 
     public String queue() {
@@ -97,15 +133,33 @@ public final class Producer extends Service {
         return concurrency - slots.availablePermits();
     }
 
-    /**
-     * How many jobs the next claim may take: no more than the free slots and the batch size, and no
-     * more than keeps the jobs whose outcome is not written yet within {@link #maxUnsettled}.
-     */
-    private int claimable() {
-        return Math.max(0, Math.min(Math.min(slots.availablePermits(), maxBatch), maxUnsettled - unsettled.get()));
+    /** Jobs claimed ahead, waiting for a slot. */
+    public int heldAhead() {
+        synchronized (ahead) {
+            return ahead.size();
+        }
     }
 
-    /** Claims and starts as many jobs as {@link #claimable()} allows; returns how many it claimed. */
+    /**
+     * How many jobs the next claim may take: no more than the free slots plus what may be held ahead,
+     * and the batch size, and no more than keeps the jobs whose outcome is not written yet within
+     * {@link #maxUnsettled}.
+     */
+    private int claimable() {
+        int room = slots.availablePermits() + aheadTarget() - heldAhead();
+        return Math.max(0, Math.min(Math.min(room, maxBatch), maxUnsettled - unsettled.get()));
+    }
+
+    /** How many jobs to hold ahead: what the slots start within {@link #AHEAD_HORIZON}, at most {@link #claimAhead}. */
+    private int aheadTarget() {
+        double run = runNanos;
+        if (claimAhead == 0 || Double.isNaN(run) || queueSettings.settings(queue).capped()) {
+            return 0;
+        }
+        return (int) Math.min(claimAhead, concurrency * AHEAD_HORIZON_NANOS / Math.max(run, 1));
+    }
+
+    /** Claims as many jobs as {@link #claimable()} allows and starts those a slot is free for; returns how many it claimed. */
     int runOnce() throws SQLException {
         int want = claimable();
         if (want == 0) {
@@ -116,11 +170,42 @@ public final class Producer extends Service {
                 ? store.claims().claimCapped(queue, want, settings, lease, kindLeases, workerId)
                 : store.claims().claim(queue, want, lease, kindLeases, workerId);
         for (ClaimedJob job : jobs) {
-            slots.acquireUninterruptibly();
             unsettled.incrementAndGet();
-            executor.execute(job, this::slotFreed, this::outcomeSettled);
+            RunningJob held = executor.hold(job);
+            synchronized (ahead) {
+                ahead.add(held);
+            }
+            held.onLost(() -> dropLost(held));
         }
+        startAhead();
         return jobs.size();
+    }
+
+    /** Starts held jobs, oldest first, while slots are free and the producer is not stopping. */
+    private void startAhead() {
+        while (!stopping) {
+            RunningJob next;
+            synchronized (ahead) {
+                if (ahead.isEmpty() || !slots.tryAcquire()) {
+                    return;
+                }
+                next = ahead.poll();
+            }
+            long startedNanos = System.nanoTime();
+            executor.start(next, () -> handlerDone(startedNanos), this::outcomeSettled);
+        }
+    }
+
+    /** A held job was cancelled or rescued before its handler started: it leaves without running. */
+    private void dropLost(RunningJob held) {
+        boolean removed;
+        synchronized (ahead) {
+            removed = ahead.remove(held);
+        }
+        if (removed) {
+            executor.forget(held);
+            outcomeSettled();
+        }
     }
 
     /**
@@ -133,9 +218,36 @@ public final class Producer extends Service {
         signal(queueSettings.settings(queue).capped());
     }
 
-    private void slotFreed() {
+    private void handlerDone(long startedNanos) {
+        double took = System.nanoTime() - startedNanos;
+        double run = runNanos;
+        runNanos = Double.isNaN(run) ? took : run + RUN_TIME_WEIGHT * (took - run);
         slots.release();
+        startAhead();
         signal(false);
+    }
+
+    @Override
+    protected void beforeStart() {
+        stopping = false;
+    }
+
+    @Override
+    protected void beforeStop() {
+        stopping = true;
+    }
+
+    /** Gives back the jobs held ahead at once, their attempt not counted: they never ran. */
+    @Override
+    protected void afterStop() {
+        List<RunningJob> held;
+        synchronized (ahead) {
+            held = List.copyOf(ahead);
+            ahead.clear();
+        }
+        for (RunningJob job : held) {
+            executor.release(job, this::outcomeSettled);
+        }
     }
 
     private void signal(boolean work) {

@@ -203,11 +203,10 @@ class ClaimPlanTest extends DocketTest {
         long mid = enqueue(docket, 0, now.minusSeconds(10));
         long high = enqueue(docket, -1, now.minusSeconds(1));
         Queue<Long> ran = new ConcurrentLinkedQueue<>();
-        closeAfter(docket.worker()
+        worker(docket, w -> w
                 .queue("default", 1)
                 .maxClaimBatch(1)
-                .handler("ordered", Task.class, (task, ctx) -> ran.add(ctx.jobId()))
-                .start());
+                .handler("ordered", Task.class, (task, ctx) -> ran.add(ctx.jobId())));
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> ran.size() == 3);
         assertThat(ran).containsExactly(high, mid, low);
     }

@@ -10,12 +10,11 @@ import dev.docket.internal.db.Database;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.testing.DocketTest;
-import java.io.PrintWriter;
+import dev.docket.testing.HookedDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -24,7 +23,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -157,7 +155,7 @@ class LeaderElectorTest extends DocketTest {
     @Test
     void aLeaderThatCannotReachTheDatabaseStepsDownAfterTwoThirdsOfItsLease() throws Exception {
         FlakyDataSource ds = new FlakyDataSource(dataSource());
-        Database store = store(ds);
+        Database store = store(ds.dataSource);
         Duration ttl = Duration.ofMillis(1500);
         Recorder r = new Recorder();
         LeaderElector a = new LeaderElector(store, ROLE, "node-a", ttl, r);
@@ -195,7 +193,7 @@ class LeaderElectorTest extends DocketTest {
     @Test
     void aLeaderWhoseDatabaseCallsHangStepsDownBeforeItsLeaseRunsOut() throws Exception {
         FlakyDataSource ds = new FlakyDataSource(dataSource());
-        Database store = store(ds);
+        Database store = store(ds.dataSource);
         Duration ttl = Duration.ofMillis(900);
         Recorder r = new Recorder();
         LeaderElector a = new LeaderElector(store, ROLE, "node-a", ttl, r);
@@ -282,10 +280,9 @@ class LeaderElectorTest extends DocketTest {
         Duration lease = Duration.ofMillis(600);
         List<Worker> workers = Stream.of(1, 2, 3).map(i -> {
             Docket docket = docket();
-            return closeAfter(docket.worker().queue("default", 1).leaderLease(lease)
+            return worker(docket, w -> w.queue("default", 1).leaderLease(lease)
                     .handler("noop", Noop.class, (n, ctx) -> {
-                    })
-                    .start());
+                    }));
         }).toList();
 
         Worker leader = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
@@ -355,18 +352,17 @@ class LeaderElectorTest extends DocketTest {
     enum Mode { OK, FAIL, HANG }
 
     /** A data source that, on demand, refuses connections or blocks until released. */
-    static final class FlakyDataSource implements DataSource {
-        private final DataSource delegate;
+    static final class FlakyDataSource {
         final CountDownLatch unhang = new CountDownLatch(1);
+        final DataSource dataSource;
         volatile Mode mode = Mode.OK;
         volatile long lastOkNanos;
 
         FlakyDataSource(DataSource delegate) {
-            this.delegate = delegate;
+            this.dataSource = new HookedDataSource(delegate, this::beforeBorrow, c -> lastOkNanos = System.nanoTime());
         }
 
-        @Override
-        public Connection getConnection() throws SQLException {
+        private void beforeBorrow() throws SQLException {
             switch (mode) {
                 case FAIL -> throw new SQLException("database unreachable (test)", "08001");
                 case HANG -> {
@@ -377,50 +373,8 @@ class LeaderElectorTest extends DocketTest {
                     }
                     throw new SQLException("connection timed out (test)", "08001");
                 }
-                default -> {
-                    Connection c = delegate.getConnection();
-                    lastOkNanos = System.nanoTime();
-                    return c;
-                }
+                default -> { }
             }
-        }
-
-        @Override
-        public Connection getConnection(String username, String password) throws SQLException {
-            return getConnection();
-        }
-
-        @Override
-        public PrintWriter getLogWriter() {
-            return null;
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) {
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) {
-        }
-
-        @Override
-        public int getLoginTimeout() {
-            return 0;
-        }
-
-        @Override
-        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-            throw new SQLFeatureNotSupportedException();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            throw new SQLException("not a wrapper");
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) {
-            return false;
         }
     }
 }

@@ -12,7 +12,9 @@ public enum Access implements RouteRole {
     /** Enqueue: producer or admin. */
     ENQUEUE,
     /** Retry, cancel, replay: operator or admin. */
-    OPERATE;
+    OPERATE,
+    /** Edit dead jobs' payloads: roles that operate and see payloads ({@link Role#canRepair()}). */
+    REPAIR;
 
     public boolean allows(Role role) {
         return switch (this) {
@@ -20,6 +22,7 @@ public enum Access implements RouteRole {
             case READ -> role.canRead();
             case ENQUEUE -> role.canEnqueue();
             case OPERATE -> role.canOperate();
+            case REPAIR -> role.canRepair();
         };
     }
 }

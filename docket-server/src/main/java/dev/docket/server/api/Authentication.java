@@ -14,17 +14,11 @@ import java.util.Set;
  * {@link Access#PUBLIC} needs a bearer token, or a dashboard session cookie plus its CSRF token for
  * anything that changes state. Runs before the route (a before-matched handler) and attaches the
  * {@link Caller} to the request.
+ *
+ * @param tokens   the bearer tokens it checks
+ * @param sessions the dashboard sessions it checks cookies against
  */
-public final class Authentication {
-
-    private final TokenStore tokens;
-    private final Sessions sessions;
-
-    /** Checks bearer tokens against {@code tokens} and session cookies against {@code sessions}. */
-    public Authentication(TokenStore tokens, Sessions sessions) {
-        this.tokens = tokens;
-        this.sessions = sessions;
-    }
+public record Authentication(TokenStore tokens, Sessions sessions) {
 
     /** @throws ApiException 401 without valid credentials, 403 for a role the route does not allow or a bad CSRF token */
     public void authenticate(Context ctx) {

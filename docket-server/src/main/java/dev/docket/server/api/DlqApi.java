@@ -13,9 +13,14 @@ import java.util.Locale;
  * {@code /api/dlq}: triage and controlled replay of the dead-letter table. A bulk replay runs at a
  * bounded rate (jobs per second), so replaying a day of failures does not put a wall of jobs in front
  * of everyone else; the library carries it out ({@link DocketAdmin#startReplay}) and keeps its
- * progress in the database, at {@code /api/dlq/replays/{id}} also after a restart.
+ * progress in the database, at {@code /api/dlq/replays/{id}} also after a restart. Listings, groups
+ * and replays work by error signature too ({@link dev.docket.DeadJobGroup}); repairs of payloads are
+ * {@link DlqRepairApi}'s.
+ *
+ * @param admin  lists, groups and replays dead jobs
+ * @param bodies reads request bodies
  */
-public final class DlqApi {
+public record DlqApi(DocketAdmin admin, Bodies bodies) {
 
     /** Default replay rate, jobs per second. */
     public static final int DEFAULT_RATE = 100;
@@ -23,17 +28,9 @@ public final class DlqApi {
     public static final int DEFAULT_MAX = 10_000;
     public static final int LARGEST_MAX = 1_000_000;
 
-    private final DocketAdmin admin;
-    private final Bodies bodies;
-
     /** A bulk replay's progress, as {@code /api/dlq/replays/{id}} shows it. */
-    record View(long id, String state, String kind, String errorContains, int ratePerSecond, int matched,
-                int replayed) {
-    }
-
-    public DlqApi(DocketAdmin admin, Bodies bodies) {
-        this.admin = admin;
-        this.bodies = bodies;
+    record View(long id, String state, String kind, String errorContains, String signature, int ratePerSecond,
+                int matched, int replayed) {
     }
 
     public void register(Javalin app) {
@@ -49,7 +46,8 @@ public final class DlqApi {
         try {
             query = DeadJobQuery.all().withLimit(Params.limit(ctx)).withBefore(Params.cursor(ctx))
                     .withKind(Params.blankToNull(ctx.queryParam("kind")))
-                    .withErrorContains(Params.text(ctx, "errorContains"));
+                    .withErrorContains(Params.text(ctx, "errorContains"))
+                    .withSignature(Params.text(ctx, "signature"));
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
@@ -76,7 +74,7 @@ public final class DlqApi {
     }
 
     /** {@code POST /api/dlq/retry}'s body: a filter (empty strings mean none) and a pace; every field optional. */
-    record ReplayRequest(String kind, String errorContains, Integer ratePerSecond, Integer max) {
+    record ReplayRequest(String kind, String errorContains, String signature, Integer ratePerSecond, Integer max) {
     }
 
     private void replayMatching(Context ctx) {
@@ -85,13 +83,14 @@ public final class DlqApi {
         String errorContains = Params.blankToNull(body.errorContains());
         int rate = integer("ratePerSecond", body.ratePerSecond(), DEFAULT_RATE, 1, 10_000);
         int max = integer("max", body.max(), DEFAULT_MAX, 1, LARGEST_MAX);
+        DeadJobQuery filter;
         try {
-            DeadJobQuery.all().withKind(kind).withErrorContains(errorContains);
+            filter = DeadJobQuery.all().withKind(kind).withErrorContains(errorContains)
+                    .withSignature(Params.blankToNull(body.signature()));
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
-        DeadJobReplay replay = admin.startReplay(DeadJobQuery.all().withKind(kind).withErrorContains(errorContains),
-                rate, max);
+        DeadJobReplay replay = admin.startReplay(filter, rate, max);
         ctx.status(202).json(view(replay));
     }
 
@@ -104,7 +103,8 @@ public final class DlqApi {
     /** A replay's progress; the rate is a whole number, as the request gave it. */
     private static View view(DeadJobReplay replay) {
         return new View(replay.id(), replay.state().name().toLowerCase(Locale.ROOT), replay.kind(),
-                replay.errorContains(), (int) Math.round(replay.ratePerSecond()), replay.matched(), replay.replayed());
+                replay.errorContains(), replay.signature(), (int) Math.round(replay.ratePerSecond()), replay.matched(),
+                replay.replayed());
     }
 
     private static int integer(String field, Integer value, int otherwise, int min, int max) {

@@ -13,19 +13,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** {@code /api/jobs}: enqueue, look up, list, cancel and retry jobs. */
-public final class JobsApi {
+/**
+ * {@code /api/jobs}: enqueue, look up, list, cancel and retry jobs.
+ *
+ * @param docket enqueues, looks up and changes jobs
+ * @param bodies reads request bodies
+ */
+public record JobsApi(Docket docket, Bodies bodies) {
 
     /** The most jobs one batch request may enqueue. */
     public static final int MAX_BATCH = 1000;
-
-    private final Docket docket;
-    private final Bodies bodies;
-
-    public JobsApi(Docket docket, Bodies bodies) {
-        this.docket = docket;
-        this.bodies = bodies;
-    }
 
     public void register(Javalin app) {
         app.post("/api/jobs", this::enqueue, Access.ENQUEUE);

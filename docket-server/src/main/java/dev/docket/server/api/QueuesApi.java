@@ -5,16 +5,15 @@ import dev.docket.JobOptions;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 
-/** {@code /api/queues}: cluster-wide queue settings (pause, caps) and who is running what. */
-public final class QueuesApi {
-
-    private final DocketAdmin admin;
-    private final Bodies bodies;
-
-    public QueuesApi(DocketAdmin admin, Bodies bodies) {
-        this.admin = admin;
-        this.bodies = bodies;
-    }
+/**
+ * {@code /api/queues}: cluster-wide queue settings (pause, caps) and who is running what. Pausing,
+ * resuming or capping a queue that is not known ({@link DocketAdmin#knowsQueue}) is a 404 unless the
+ * request asks to create it ({@code ?create=true}): a misspelt name must not silently make a new queue.
+ *
+ * @param admin  reads and changes queue settings
+ * @param bodies reads request bodies
+ */
+public record QueuesApi(DocketAdmin admin, Bodies bodies) {
 
     public void register(Javalin app) {
         app.get("/api/queues", this::list, Access.READ);
@@ -41,7 +40,7 @@ public final class QueuesApi {
     }
 
     private void setPaused(Context ctx, boolean paused) {
-        String name = queueName(ctx);
+        String name = existingQueue(ctx);
         if (paused) {
             admin.pauseQueue(name);
         } else {
@@ -55,6 +54,7 @@ public final class QueuesApi {
         Limits body = bodies.read(ctx, Limits.class, "the body must be a JSON object");
         Integer maxRunning = optionalInt("maxRunning", body.maxRunning(), 0);
         Integer tenantMaxRunning = optionalInt("tenantMaxRunning", body.tenantMaxRunning(), 1);
+        existingQueue(ctx);
         admin.setQueueLimits(name, maxRunning, tenantMaxRunning);
         ctx.json(new QueueLimits(name, maxRunning, tenantMaxRunning));
     }
@@ -66,6 +66,19 @@ public final class QueuesApi {
             JobOptions.builder().queue(name);
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
+        }
+        return name;
+    }
+
+    /** The queue named in the path, if it is known or the request asks to create it; a 404 otherwise. */
+    private String existingQueue(Context ctx) {
+        String name = queueName(ctx);
+        String create = ctx.queryParam("create");
+        if (create != null && !create.equals("true") && !create.equals("false")) {
+            throw ApiException.badRequest("create must be true or false, was '" + JobRequests.clip(create) + "'");
+        }
+        if (!"true".equals(create) && !admin.knowsQueue(name)) {
+            throw ApiException.notFound("no queue " + name + " (no settings and no jobs); add ?create=true to create it");
         }
         return name;
     }

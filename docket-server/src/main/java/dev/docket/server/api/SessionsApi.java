@@ -11,8 +11,12 @@ import io.javalin.http.Context;
 /**
  * {@code /api/session}: the dashboard's login (a token opens a session whose id travels in an
  * {@code HttpOnly}, {@code SameSite=Strict} cookie), logout, and who the caller is.
+ *
+ * @param tokens   what logins are checked against
+ * @param sessions where logins open sessions
+ * @param bodies   how request bodies are read
  */
-public final class SessionsApi {
+public record SessionsApi(TokenStore tokens, Sessions sessions, Bodies bodies) {
 
     /** {@code POST /api/session}'s body; other fields are ignored. */
     @JsonIgnoreProperties(ignoreUnknown = true)
@@ -29,17 +33,6 @@ public final class SessionsApi {
     /** The caller's role and what it may do; for a session its CSRF token (the dashboard reads it after a reload). */
     record WhoAmI(String role, boolean seesPayloads, boolean canOperate,
                   @JsonInclude(JsonInclude.Include.NON_NULL) String csrfToken) {
-    }
-
-    private final TokenStore tokens;
-    private final Sessions sessions;
-    private final Bodies bodies;
-
-    /** Logins check {@code tokens} and open sessions in {@code sessions}. */
-    public SessionsApi(TokenStore tokens, Sessions sessions, Bodies bodies) {
-        this.tokens = tokens;
-        this.sessions = sessions;
-        this.bodies = bodies;
     }
 
     /** Adds the routes: {@code POST} (public), {@code GET} and {@code DELETE /api/session}. */

@@ -11,22 +11,16 @@ import java.io.InputStream;
  * The operational endpoints: {@code /health} (the process answers), {@code /ready} (the database
  * answers and its schema is the version this server needs), {@code /metrics} (Prometheus),
  * {@code /api/stats} and the OpenAPI document.
+ *
+ * @param docket  where readiness and statistics are read
+ * @param metrics what {@code /metrics} serves
  */
-public final class StatusApi {
+public record StatusApi(Docket docket, QueueMetrics metrics) {
 
     record Health(String status) {
     }
 
     record Ready(String status, int schemaVersion) {
-    }
-
-    private final Docket docket;
-    private final QueueMetrics metrics;
-
-    /** Reads readiness and statistics from {@code docket}, and serves {@code metrics}. */
-    public StatusApi(Docket docket, QueueMetrics metrics) {
-        this.docket = docket;
-        this.metrics = metrics;
     }
 
     /** Adds the routes; health, readiness and the OpenAPI document are public. */

@@ -73,8 +73,12 @@ public final class Views {
     public record StatsList(List<Stats> queues) {
     }
 
-    /** Dead jobs grouped by kind and the first line of their last error. */
-    public record Group(String kind, String error, long count, Instant firstDiedAt, Instant lastDiedAt) {
+    /**
+     * Dead jobs grouped by kind and error signature (their last error with numbers, ids and quoted
+     * values stripped); {@code error} is the newest job's first line, as an example.
+     */
+    public record Group(String kind, String signature, String error, long count, Instant firstDiedAt,
+                        Instant lastDiedAt) {
     }
 
     /** {@code GET /api/dlq/groups}: largest groups first. */
@@ -126,7 +130,7 @@ public final class Views {
 
     /** The view of a group of dead jobs. */
     public static Group group(DeadJobGroup g) {
-        return new Group(g.kind(), g.error(), g.count(), g.firstDiedAt(), g.lastDiedAt());
+        return new Group(g.kind(), g.signature(), g.error(), g.count(), g.firstDiedAt(), g.lastDiedAt());
     }
 
     /** The view of a queue's settings. */

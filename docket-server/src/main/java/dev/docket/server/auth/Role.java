@@ -33,6 +33,14 @@ public enum Role {
         return this == OPERATOR || this == ADMIN;
     }
 
+    /**
+     * Edit dead jobs' payloads before they are replayed: roles that may both operate and see payloads
+     * (operator and admin).
+     */
+    public boolean canRepair() {
+        return canOperate() && seesPayloads();
+    }
+
     /** Parses {@code viewer}, {@code producer}, {@code operator} or {@code admin}, ignoring case. */
     public static Role parse(String text) {
         try {

@@ -8,21 +8,15 @@ import java.util.function.Consumer;
 /**
  * A connection pool and a {@link Docket} on it, opened by a command and closed when it ends.
  * Opening connects once at once, so a wrong address or password fails here, in one line.
+ *
+ * @param pool   the connection pool, closed with it
+ * @param docket the Docket on the pool, closed with it
+ * @param url    where the pool connects
  */
-final class Database implements AutoCloseable {
+record Database(HikariDataSource pool, Docket docket, DatabaseUrl url) implements AutoCloseable {
 
     /** How long a connection attempt may take before the command gives up. */
     static final int CONNECT_TIMEOUT_SECONDS = 5;
-
-    private final HikariDataSource pool;
-    private final Docket docket;
-    private final DatabaseUrl url;
-
-    private Database(HikariDataSource pool, Docket docket, DatabaseUrl url) {
-        this.pool = pool;
-        this.docket = docket;
-        this.url = url;
-    }
 
     /**
      * Opens a pool of {@code poolSize} connections and a Docket on {@code schema}, configured further
@@ -63,18 +57,6 @@ final class Database implements AutoCloseable {
             pool.close();
             throw e;
         }
-    }
-
-    Docket docket() {
-        return docket;
-    }
-
-    HikariDataSource pool() {
-        return pool;
-    }
-
-    DatabaseUrl url() {
-        return url;
     }
 
     /** Fails with what to run unless the schema is at the version this build works with. */

@@ -117,12 +117,13 @@ final class DemoCommand implements Callable<Integer> {
             started.push(server);
             started.push(MaintenanceLeader.start(docket));
 
+            DemoLog log = new DemoLog(out);
             WorkerProcesses processes = new WorkerProcesses(List.of("--database-url", jdbcUrl, "--schema", SCHEMA,
                     "--queue", "default=16", "--queue", "email=4", "--queue", "reports=3", "--lease", Converters.format(lease),
-                    "--shutdown-grace", "5s", "--no-maintenance"), workers, lease, Duration.ofSeconds(20), out);
+                    "--shutdown-grace", "5s", "--no-maintenance"), workers, lease, Duration.ofSeconds(20), log);
             started.push(processes);
             processes.start();
-            DemoTraffic traffic = new DemoTraffic(docket, jobsPerSecond, out, RandomGenerator.getDefault());
+            DemoTraffic traffic = new DemoTraffic(docket, jobsPerSecond, log, RandomGenerator.getDefault());
             started.push(traffic);
             traffic.start();
 

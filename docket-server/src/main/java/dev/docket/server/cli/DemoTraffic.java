@@ -3,7 +3,6 @@ package dev.docket.server.cli;
 import dev.docket.Docket;
 import dev.docket.JobOptions;
 import dev.docket.NewJob;
-import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,16 +23,16 @@ final class DemoTraffic implements AutoCloseable {
 
     private final Docket docket;
     private final double jobsPerSecond;
-    private final PrintWriter out;
+    private final DemoLog log;
     private final RandomGenerator random;
     private volatile boolean running = true;
     private Thread thread;
     private long sequence;
 
-    DemoTraffic(Docket docket, double jobsPerSecond, PrintWriter out, RandomGenerator random) {
+    DemoTraffic(Docket docket, double jobsPerSecond, DemoLog log, RandomGenerator random) {
         this.docket = docket;
         this.jobsPerSecond = jobsPerSecond;
-        this.out = out;
+        this.log = log;
         this.random = random;
     }
 
@@ -62,7 +61,7 @@ final class DemoTraffic implements AutoCloseable {
                     docket.enqueueAll(jobs);
                 }
             } catch (RuntimeException e) {
-                print("[demo] enqueue failed: " + ErrorMessages.oneLine(e.getMessage()));
+                log.line("[demo] enqueue failed: " + ErrorMessages.oneLine(e.getMessage()));
             }
             long left = TICK.toNanos() - (System.nanoTime() - tickStart);
             if (left > 0) {
@@ -117,7 +116,7 @@ final class DemoTraffic implements AutoCloseable {
         for (int i = 0; i < size; i++) {
             jobs.add(NewJob.of("thumbnail", new DemoHandlers.Thumbnail("bulk-" + (++sequence), 160), options));
         }
-        print(String.format(Locale.ROOT, "[demo] tenant %s bursts: %d thumbnail jobs at once", tenant, size));
+        log.line(String.format(Locale.ROOT, "[demo] tenant %s bursts: %d thumbnail jobs at once", tenant, size));
         return jobs;
     }
 
@@ -128,13 +127,6 @@ final class DemoTraffic implements AutoCloseable {
 
     private long seconds(int min, int max) {
         return Duration.ofSeconds(min + random.nextInt(max - min + 1)).toNanos();
-    }
-
-    private void print(String line) {
-        synchronized (out) {
-            out.println(line);
-            out.flush();
-        }
     }
 
     @Override

@@ -19,15 +19,16 @@ import picocli.CommandLine.Spec;
 
 /** {@code docket dlq}: the dead-letter table. */
 @Command(name = "dlq", mixinStandardHelpOptions = true,
-        description = "Lists and replays jobs in the dead-letter table (jobs that failed permanently or ran out of attempts).",
-        subcommands = {DlqCommand.ListCommand.class, DlqCommand.RetryCommand.class})
+        description = "Lists, groups, repairs and replays jobs in the dead-letter table (jobs that failed permanently or ran out of attempts).",
+        subcommands = {DlqCommand.ListCommand.class, DlqTriageCommands.GroupsCommand.class, DlqCommand.RetryCommand.class,
+                DlqTriageCommands.ReplayCommand.class, DlqTriageCommands.RepairCommand.class, DlqTriageCommands.PatchCommand.class})
 final class DlqCommand implements Callable<Integer> {
 
     static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
 
     @Override
     public Integer call() {
-        throw CommandFailure.usage("give a subcommand: `docket dlq list` or `docket dlq retry ID...`");
+        throw CommandFailure.usage("give a subcommand: `docket dlq list`, `groups`, `retry ID...`, `replay`, `repair ID` or `patch`");
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, sortOptions = false,
@@ -40,18 +41,14 @@ final class DlqCommand implements Callable<Integer> {
         @Mixin
         DatabaseOptions database;
 
-        @Option(names = "--kind", paramLabel = "KIND", order = 1, description = "Only dead jobs of this kind.")
-        String kind;
+        @Mixin
+        DeadJobFilterOptions filter;
 
-        @Option(names = "--error-contains", paramLabel = "TEXT", order = 2,
-                description = "Only those whose errors or reason contain TEXT (ignoring case).")
-        String errorContains;
-
-        @Option(names = "--limit", paramLabel = "N", defaultValue = "50", order = 3,
+        @Option(names = "--limit", paramLabel = "N", defaultValue = "50", order = 4,
                 description = "At most N jobs, 1 to 1000 (default: ${DEFAULT-VALUE}).")
         int limit;
 
-        @Option(names = "--before", paramLabel = "ID", order = 4,
+        @Option(names = "--before", paramLabel = "ID", order = 5,
                 description = "Only ids below ID: the next page after a listing that ended at ID.")
         Long before;
 
@@ -60,15 +57,15 @@ final class DlqCommand implements Callable<Integer> {
             if (before != null && before <= 0) {
                 throw CommandFailure.usage("--before must be a job id (a positive whole number), was " + before);
             }
-            DeadJobQuery query = new DeadJobQuery(kind == null || kind.isEmpty() ? null : kind,
-                    errorContains == null || errorContains.isEmpty() ? null : errorContains, before, limit);
+            DeadJobQuery query = filter.query().withBefore(before).withLimit(limit);
             List<JobSummary> jobs;
             try (Database db = database.openMigrated(2)) {
                 jobs = db.docket().admin().deadJobs(query);
             }
             PrintWriter out = spec.commandLine().getOut();
             if (jobs.isEmpty()) {
-                out.println("No dead jobs" + (kind != null || errorContains != null || before != null ? " match." : "."));
+                out.println("No dead jobs" + (query.kind() != null || query.errorContains() != null || query.signature() != null || before != null
+                        ? " match." : "."));
                 out.flush();
                 return 0;
             }

@@ -26,6 +26,16 @@ final class QueueCommand implements Callable<Integer> {
         throw CommandFailure.usage("give a subcommand: `docket queue list`, `pause NAME`, `resume NAME` or `limits NAME`");
     }
 
+    /**
+     * Refuses a queue nobody has heard of ({@link DocketAdmin#knowsQueue}) unless {@code create}: a
+     * misspelt name must not silently make a new queue.
+     */
+    static void checkKnown(DocketAdmin admin, String name, boolean create) {
+        if (!create && !admin.knowsQueue(name)) {
+            throw CommandFailure.failed("no queue " + name + " (no settings and no jobs); add --create to create it");
+        }
+    }
+
     /** The library's rule ({@link JobOptions.Builder#queue}); its message shows the name without unprintable characters. */
     static String checkName(String name) {
         try {
@@ -86,12 +96,17 @@ final class QueueCommand implements Callable<Integer> {
         @Parameters(paramLabel = "NAME", description = "The queue.")
         String name;
 
+        @Option(names = "--create", description = "Create the queue's settings if no queue of this name is known "
+                + "(without it, an unknown name fails: it is usually a typo).")
+        boolean create;
+
         abstract boolean paused();
 
         @Override
         public Integer call() {
             checkName(name);
             try (Database db = database.openMigrated(2)) {
+                checkKnown(db.docket().admin(), name, create);
                 if (paused()) {
                     db.docket().admin().pauseQueue(name);
                 } else {
@@ -121,9 +136,10 @@ final class QueueCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "limits", mixinStandardHelpOptions = true,
-            description = {"Caps how many of the queue's jobs run at once across the cluster, in all and per tenant.",
-                    "Without an option a cap is removed."})
+    @Command(name = "limits", mixinStandardHelpOptions = true, sortOptions = false,
+            description = {"Shows or sets how many of the queue's jobs run at once across the cluster, in all and per tenant.",
+                    "Without an option it shows the caps. A cap you do not give keeps its value; --clear removes both",
+                    "first (so `--clear --max-running 5` leaves only that cap)."})
     static final class LimitsCommand implements Callable<Integer> {
 
         @Spec
@@ -135,11 +151,19 @@ final class QueueCommand implements Callable<Integer> {
         @Parameters(paramLabel = "NAME", description = "The queue.")
         String name;
 
-        @Option(names = "--max-running", paramLabel = "N", description = "At most N of the queue's jobs at once (0 or more).")
+        @Option(names = "--max-running", paramLabel = "N", order = 1,
+                description = "At most N of the queue's jobs at once (0 or more).")
         Integer maxRunning;
 
-        @Option(names = "--tenant-max-running", paramLabel = "N", description = "At most N jobs of one tenant at once (1 or more).")
+        @Option(names = "--tenant-max-running", paramLabel = "N", order = 2,
+                description = "At most N jobs of one tenant at once (1 or more).")
         Integer tenantMaxRunning;
+
+        @Option(names = "--clear", order = 3, description = "Remove the caps (both, unless one is set in the same command).")
+        boolean clear;
+
+        @Option(names = "--create", order = 4, description = "Create the queue's settings if no queue of this name is known.")
+        boolean create;
 
         @Override
         public Integer call() {
@@ -150,14 +174,33 @@ final class QueueCommand implements Callable<Integer> {
             if (tenantMaxRunning != null && tenantMaxRunning < 1) {
                 throw CommandFailure.usage("--tenant-max-running must be 1 or more, was " + tenantMaxRunning);
             }
+            boolean changes = clear || maxRunning != null || tenantMaxRunning != null;
+            QueueSettings current;
             try (Database db = database.openMigrated(2)) {
-                db.docket().admin().setQueueLimits(name, maxRunning, tenantMaxRunning);
+                DocketAdmin admin = db.docket().admin();
+                checkKnown(admin, name, create && changes);
+                current = settings(admin);
+                if (changes) {
+                    Integer max = maxRunning != null ? maxRunning : clear || current == null ? null : current.maxRunning();
+                    Integer perTenant = tenantMaxRunning != null ? tenantMaxRunning
+                            : clear || current == null ? null : current.tenantMaxRunning();
+                    admin.setQueueLimits(name, max, perTenant);
+                    current = settings(admin);
+                }
             }
             PrintWriter out = spec.commandLine().getOut();
-            out.println(name + ": max running " + (maxRunning == null ? "unlimited" : maxRunning) + ", per tenant "
-                    + (tenantMaxRunning == null ? "unlimited" : tenantMaxRunning));
+            out.println(name + ": max running " + cap(current == null ? null : current.maxRunning()) + ", per tenant "
+                    + cap(current == null ? null : current.tenantMaxRunning()));
             out.flush();
             return 0;
+        }
+
+        private QueueSettings settings(DocketAdmin admin) {
+            return admin.queues().stream().filter(q -> q.queue().equals(name)).findFirst().orElse(null);
+        }
+
+        private static String cap(Integer value) {
+            return value == null ? "unlimited" : String.valueOf(value);
         }
     }
 }

@@ -3,7 +3,6 @@ package dev.docket.server.cli;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +30,7 @@ final class WorkerProcesses implements AutoCloseable {
     private final int count;
     private final Duration lease;
     private final Duration drainLimit;
-    private final PrintWriter out;
+    private final DemoLog log;
     private final Map<Integer, Process> processes = new ConcurrentHashMap<>();
     private final List<Thread> copiers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ScheduledExecutorService restarter = Executors.newSingleThreadScheduledExecutor(r ->
@@ -42,12 +41,12 @@ final class WorkerProcesses implements AutoCloseable {
      * @param workerArgs  the arguments after {@code worker}
      * @param drainLimit  how long {@link #close()} waits for a worker to drain before killing it
      */
-    WorkerProcesses(List<String> workerArgs, int count, Duration lease, Duration drainLimit, PrintWriter out) {
+    WorkerProcesses(List<String> workerArgs, int count, Duration lease, Duration drainLimit, DemoLog log) {
         this.workerArgs = List.copyOf(workerArgs);
         this.count = count;
         this.lease = lease;
         this.drainLimit = drainLimit;
-        this.out = out;
+        this.log = log;
     }
 
     void start() throws IOException {
@@ -89,7 +88,7 @@ final class WorkerProcesses implements AutoCloseable {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
-                print(prefix + line);
+                log.line(prefix + line);
             }
         } catch (IOException e) {
             // the process is gone
@@ -107,7 +106,7 @@ final class WorkerProcesses implements AutoCloseable {
                         + "takes them."
                 : status == 143 ? "was stopped (SIGTERM) and gave its unfinished jobs back."
                 : "exited with status " + status + "; jobs it still held come back when their lease expires.";
-        print(String.format(Locale.ROOT, "[demo] worker-%d (pid %d) %s Starting a new worker-%d in %ds.", n, p.pid(),
+        log.line(String.format(Locale.ROOT, "[demo] worker-%d (pid %d) %s Starting a new worker-%d in %ds.", n, p.pid(),
                 what, n, RESTART_DELAY.toSeconds()));
         restarter.schedule(() -> {
             if (stopping) {
@@ -115,18 +114,11 @@ final class WorkerProcesses implements AutoCloseable {
             }
             try {
                 spawn(n);
-                print(String.format(Locale.ROOT, "[demo] worker-%d restarted as pid %d", n, processes.get(n).pid()));
+                log.line(String.format(Locale.ROOT, "[demo] worker-%d restarted as pid %d", n, processes.get(n).pid()));
             } catch (IOException e) {
-                print("[demo] could not restart worker-" + n + ": " + e.getMessage());
+                log.line("[demo] could not restart worker-" + n + ": " + e.getMessage());
             }
         }, RESTART_DELAY.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    private void print(String line) {
-        synchronized (out) {
-            out.println(line);
-            out.flush();
-        }
     }
 
     /** SIGTERM to every worker; waits for them to drain, then kills what is left. */
@@ -141,7 +133,7 @@ final class WorkerProcesses implements AutoCloseable {
         for (Process p : processes.values()) {
             try {
                 if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                    print("[demo] worker pid " + p.pid() + " did not stop in time; killing it");
+                    log.line("[demo] worker pid " + p.pid() + " did not stop in time; killing it");
                     p.toHandle().destroyForcibly();
                 }
             } catch (InterruptedException e) {

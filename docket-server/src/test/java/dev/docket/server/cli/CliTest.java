@@ -74,7 +74,7 @@ class CliTest extends DocketTest {
     @Test
     void queueCommandsControlQueuesClusterWide() {
         Docket docket = docket();
-        assertOk(cli(db("queue", "pause", "email")));
+        assertOk(cli(db("queue", "pause", "email", "--create")));
         assertThat(docket.admin().queues()).singleElement().satisfies(q -> {
             assertThat(q.queue()).isEqualTo("email");
             assertThat(q.paused()).isTrue();
@@ -85,14 +85,54 @@ class CliTest extends DocketTest {
         assertThat(list.out()).contains("email").contains("yes").contains("10").contains("2");
         assertOk(cli(db("queue", "resume", "email")));
         assertThat(docket.admin().queues().getFirst().paused()).isFalse();
-        assertOk(cli(db("queue", "limits", "email")));
-        assertThat(docket.admin().queues().getFirst().maxRunning()).isNull();
 
         Run bad = cli(db("queue", "pause", "no spaces"));
         assertThat(bad.exit()).isEqualTo(2);
         assertThat(bad.err().strip()).startsWith("docket: ").doesNotContain("\n").doesNotContain("Exception");
         Run negative = cli(db("queue", "limits", "email", "--tenant-max-running", "0"));
         assertThat(negative.exit()).isEqualTo(2);
+    }
+
+    /** A misspelt queue fails instead of silently becoming a new queue; --create makes one on purpose. */
+    @Test
+    void anUnknownQueueIsNotCreatedUnlessAskedTo() {
+        Docket docket = docket();
+        assertFails(cli(db("queue", "pause", "emial")), 1, "no queue emial");
+        assertFails(cli(db("queue", "resume", "emial")), 1, "add --create");
+        assertFails(cli(db("queue", "limits", "emial", "--max-running", "3")), 1, "no queue emial");
+        assertFails(cli(db("queue", "limits", "emial")), 1, "no queue emial");
+        assertThat(docket.admin().queues()).isEmpty();
+
+        docket.enqueue("mail", java.util.Map.of(), dev.docket.JobOptions.builder().queue("email").build());
+        assertOk(cli(db("queue", "pause", "email")));
+        assertThat(docket.admin().queues()).singleElement().satisfies(q -> assertThat(q.paused()).isTrue());
+        assertOk(cli(db("queue", "limits", "fresh", "--max-running", "3", "--create")));
+        assertThat(docket.admin().knowsQueue("fresh")).isTrue();
+    }
+
+    /** `queue limits NAME` shows the caps; options change only the caps they name; --clear removes them. */
+    @Test
+    void queueLimitsShowsAndClearsOnlyWhenAsked() {
+        Docket docket = docket();
+        assertOk(cli(db("queue", "limits", "imports", "--max-running", "20", "--tenant-max-running", "4", "--create")));
+
+        Run shown = cli(db("queue", "limits", "imports"));
+        assertOk(shown);
+        assertThat(shown.out().strip()).isEqualTo("imports: max running 20, per tenant 4");
+        assertThat(docket.admin().queues().getFirst().maxRunning()).as("showing changes nothing").isEqualTo(20);
+
+        Run one = cli(db("queue", "limits", "imports", "--max-running", "5"));
+        assertOk(one);
+        assertThat(one.out().strip()).isEqualTo("imports: max running 5, per tenant 4");
+
+        Run clearedButOne = cli(db("queue", "limits", "imports", "--clear", "--tenant-max-running", "2"));
+        assertThat(clearedButOne.out().strip()).isEqualTo("imports: max running unlimited, per tenant 2");
+
+        Run cleared = cli(db("queue", "limits", "imports", "--clear"));
+        assertOk(cleared);
+        assertThat(cleared.out().strip()).isEqualTo("imports: max running unlimited, per tenant unlimited");
+        assertThat(docket.admin().queues().getFirst().maxRunning()).isNull();
+        assertThat(docket.admin().queues().getFirst().tenantMaxRunning()).isNull();
     }
 
     @Test
@@ -265,6 +305,74 @@ class CliTest extends DocketTest {
         assertFails(again, 1, "not replayed");
         assertThat(again.out()).isEqualTo("replayed " + timedOut + System.lineSeparator());
         assertThat(again.err()).contains(Long.toString(declined)).doesNotContain(Long.toString(timedOut));
+    }
+
+    /** The runbook from the command line: group by signature, patch the group, replay it by signature. */
+    @Test
+    void deadLettersAreGroupedRepairedAndReplayedBySignature(@TempDir Path dir) throws Exception {
+        Docket docket = docket();
+        List<Long> ids = new ArrayList<>();
+        for (int order = 1; order <= 3; order++) {
+            ids.add(docket.enqueue("charge_card", Map.of("order", order, "currency", "XXX")));
+        }
+        try (Worker w = docket.worker().queue("default", 4).pollInterval(Duration.ofMillis(50))
+                .handler("charge_card", JsonNode.class, (p, ctx) -> {
+                    throw new PermanentJobFailure("unknown currency 'XXX' for order " + p.get("order").asInt());
+                })
+                .start()) {
+            ids.forEach(id -> awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(20)));
+        }
+        String signature = "PermanentJobFailure: unknown currency '?' for order <n>";
+
+        Run groups = cli(db("dlq", "groups"));
+        assertOk(groups);
+        assertThat(groups.out().lines().toList()).hasSize(2).last().asString()
+                .matches("\\s*3\\s+charge_card\\s+\\S+ \\S+\\s+" + java.util.regex.Pattern.quote(signature));
+        Run listed = cli(db("dlq", "list", "--signature", signature));
+        assertThat(listed.out().lines().toList()).hasSize(4);
+        assertThat(cli(db("dlq", "list", "--signature", "nothing like it")).out()).startsWith("No dead jobs match.");
+
+        Run dry = cli(db("dlq", "patch", "--kind", "charge_card", "--signature", signature,
+                "--merge-patch", "{\"currency\": \"EUR\"}", "--dry-run"));
+        assertOk(dry);
+        assertThat(dry.out()).startsWith("dry run: would change 3 of 3 dead jobs");
+        assertThat(docket.job(ids.getFirst()).orElseThrow().payload()).contains("XXX");
+
+        Path patch = Files.writeString(dir.resolve("patch.json"), "{\"currency\": \"EUR\"}");
+        Run patched = cli(db("dlq", "patch", "--kind", "charge_card", "--signature", signature,
+                "--merge-patch", "@" + patch, "--by", "ada"));
+        assertOk(patched);
+        assertThat(patched.out()).startsWith("changed 3 of 3 dead jobs: " + ids.get(2) + " " + ids.get(1) + " " + ids.get(0));
+        assertThat(JSON.readTree(docket.job(ids.getFirst()).orElseThrow().payload()).get("currency").asText()).isEqualTo("EUR");
+        assertThat(docket.job(ids.getFirst()).orElseThrow().metadata()).contains("ada (cli)").contains("merge patch");
+
+        Run repaired = cli(db("dlq", "repair", Long.toString(ids.getFirst()), "--payload", "{\"order\": 1, \"currency\": \"USD\"}"));
+        assertOk(repaired);
+        assertThat(repaired.out()).startsWith("repaired " + ids.getFirst());
+        assertThat(docket.job(ids.getFirst()).orElseThrow().metadata()).contains("payload replaced");
+
+        Run replay = cli(db("dlq", "replay", "--kind", "charge_card", "--signature", signature, "--rate", "50"));
+        assertOk(replay);
+        assertThat(replay.out()).matches("replay \\d+: 3 dead jobs match, replaying at 50.0/s\\R");
+        assertThat(docket.admin().replays()).singleElement().satisfies(r -> assertThat(r.signature()).isEqualTo(signature));
+
+        assertFails(cli(db("dlq", "repair", "999999", "--payload", "{}")), 1, "no dead job 999999");
+        assertFails(cli(db("dlq", "repair", "0", "--payload", "{}")), 2, "positive");
+        assertFails(cli(db("dlq", "repair", Long.toString(ids.get(1)), "--payload", "{\"a\": 1, \"a\": 2}")), 2, "twice");
+        assertFails(cli(db("dlq", "repair", Long.toString(ids.get(1)), "--payload", "@/no/such/file")), 2, "cannot read");
+        assertFails(cli(db("dlq", "repair", Long.toString(ids.get(1)), "--payload", "{\"s\": \"" + "x".repeat(300 * 1024)
+                + "\"}")), 2, "over the limit");
+        assertFails(cli(db("dlq", "repair", Long.toString(ids.get(1)), "--payload", "{}", "--by", "a\u202eb")), 2, "repairedBy");
+        assertFails(cli(db("dlq", "patch", "--kind", "charge_card", "--signature", signature, "--merge-patch", "[1]")),
+                2, "JSON object");
+        assertFails(cli(db("dlq", "patch", "--kind", "charge_card", "--signature", signature, "--merge-patch", "{}",
+                "--max", "0")), 2, "max");
+        assertFails(cli(db("dlq", "patch", "--kind", "charge_card", "--merge-patch", "{}")), 2, "--signature");
+        assertFails(cli(db("dlq", "list", "--signature", "x".repeat(201))), 2, "signature");
+        assertFails(cli(db("dlq", "replay", "--rate", "0")), 2, "ratePerSecond");
+        assertFails(cli(db("dlq", "groups", "--limit", "0")), 2, "limit");
+        assertThat(JSON.readTree(docket.job(ids.get(1)).orElseThrow().payload()).get("currency").asText())
+                .as("no refused repair changed anything").isEqualTo("EUR");
     }
 
     @Test

@@ -400,6 +400,137 @@ class DashboardBrowserTest {
         Awaitility.await().atMost(WAIT).until(() -> count("job_history", "kind = 'replay_me'") == 3);
     }
 
+    /** One broken handler is one chip; its signature is readable in full; a merge patch repairs the group. */
+    @Test
+    void deadLettersGroupBySignatureAndAGroupIsPatched() throws IOException {
+        login(ADMIN);
+        go("#/dlq");
+        String signature = "PermanentJobFailure: card declined for item <n>";
+        By chip = By.cssSelector("#dlq-error-groups a.chip[data-signature='" + signature + "']");
+        WebElement found = wait.until(ExpectedConditions.presenceOfElementLocated(chip));
+        assertThat(found.findElement(By.className("chip-count")).getText()).isEqualTo("3");
+        assertThat(found.getAttribute("title")).contains("charge_card: " + signature)
+                .contains("e.g. dev.docket.PermanentJobFailure: card declined for item ");
+        click(chip);
+        wait.until(ExpectedConditions.textToBe(By.id("dlq-signature"), signature));
+        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#dead-jobs tbody tr"), 3));
+        screenshot("dead-letter-group");
+
+        WebElement patch = driver.findElement(By.id("patch-text"));
+        patch.sendKeys("{\"coupon\": \"SAVE10\"");
+        driver.findElement(By.id("patch-dry-run")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "not valid JSON"));
+        patch.sendKeys("}");
+        driver.findElement(By.id("patch-dry-run")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "would change 3 of 3"));
+        assertThat(count("dead_jobs", "kind = 'charge_card' AND payload ? 'coupon'")).isZero();
+        driver.findElement(By.id("patch-apply")).click();
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("confirm-yes"))).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "Patched 3 of 3"));
+        assertThat(count("dead_jobs", "kind = 'charge_card' AND payload ->> 'coupon' = 'SAVE10'"
+                + " AND metadata -> 'docket.repairs' -> -1 ->> 'by' = 'admin, dashboard'")).isEqualTo(3);
+    }
+
+    /** An admin edits a dead job's payload on its page; the repair shows in the timeline; a viewer has no editor. */
+    @Test
+    void aDeadJobsPayloadIsEditedFromItsPage() {
+        long id = firstId("dead_jobs", "kind = 'charge_card'");
+        login(ADMIN);
+        go("#/jobs/" + id);
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("edit-payload"))).click();
+        WebElement text = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("payload-text")));
+        assertThat(text.getAttribute("value")).contains("\"n\"");
+        text.clear();
+        text.sendKeys("{\"n\": ");
+        driver.findElement(By.id("save-payload")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "not valid JSON"));
+        text.clear();
+        text.sendKeys("{\"s\": \"\\ud800\"}");
+        driver.findElement(By.id("save-payload")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "unpaired UTF-16 surrogate"));
+        text.clear();
+        text.sendKeys("{\"n\": 99}");
+        driver.findElement(By.id("save-payload")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "repaired by admin, dashboard"));
+        assertThat(count("dead_jobs", "id = " + id + " AND payload = '{\"n\": 99}'")).isEqualTo(1);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".timeline"),
+                "Payload repaired (payload replaced) by admin, dashboard"));
+
+        driver.findElement(By.id("logout")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        login(VIEWER);
+        go("#/jobs/" + id);
+        awaitLoaded();
+        assertThat(driver.findElements(By.id("edit-payload"))).isEmpty();
+    }
+
+    @Test
+    void anUnknownRouteSaysNotFound() {
+        login(ADMIN);
+        go("#/nonsense");
+        wait.until(ExpectedConditions.textToBe(By.id("not-found"), "Not found"));
+        assertThat(driver.findElement(By.id("main")).getText()).contains("#/nonsense");
+        assertThat(driver.findElements(By.cssSelector("#topbar [aria-current='page']"))).isEmpty();
+        click(By.id("not-found-home"));
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("queues")));
+    }
+
+    /** The overview's pickup card names the kind it shows, and shows what that kind's row shows. */
+    @Test
+    void thePickupCardNamesItsKindAndAgreesWithTheTable() {
+        login(ADMIN);
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("queues")));
+        assertThat(text(By.cssSelector("#metric-pickup .metric-label"))).isEqualToIgnoringCase("Pickup p50 · slowest kind");
+        // One snapshot of the page: the overview re-renders every few seconds.
+        @SuppressWarnings("unchecked")
+        List<String> seen = (List<String>) ((JavascriptExecutor) driver).executeScript("""
+                const c = document.getElementById('metric-pickup');
+                const row = c.dataset.kind === undefined ? null : document.querySelector(
+                    `tr.kind-row[data-queue="${c.dataset.queue}"][data-kind="${c.dataset.kind}"] td[data-col="p50"]`);
+                return [c.querySelector('.metric-value').textContent, c.querySelector('.metric-detail').textContent,
+                        c.dataset.kind || '', row ? row.textContent : ''];""");
+        if (seen.get(2).isEmpty()) {
+            assertThat(seen.get(0)).isEqualTo("—");
+            assertThat(seen.get(1)).isEqualTo("no pickups in the last minute");
+        } else {
+            assertThat(seen.get(1)).startsWith(seen.get(2) + " on ");
+            assertThat(seen.get(3)).isEqualTo(seen.get(0));
+        }
+    }
+
+    /** At 420 px the navigation wraps below the brand instead of pushing "Log out" off the screen. */
+    @Test
+    void aNarrowScreenKeepsTheNavigationAndLogOutOnScreen() throws IOException {
+        login(ADMIN);
+        Dimension before = driver.manage().window().getSize();
+        try {
+            driver.manage().window().setSize(new Dimension(420, 900));
+            JavascriptExecutor js = (JavascriptExecutor) driver;
+            long width = (Long) js.executeScript("return document.documentElement.clientWidth");
+            assertThat(width).isLessThanOrEqualTo(420);
+            go("#/dlq");
+            awaitLoaded();
+            assertThat((Boolean) js.executeScript("const t = document.getElementById('topbar');"
+                    + "return t.scrollWidth <= t.clientWidth;")).as("the top bar does not overflow").isTrue();
+            for (WebElement link : driver.findElements(By.cssSelector("#topbar nav a"))) {
+                assertThat((Boolean) js.executeScript("const r = arguments[0].getBoundingClientRect();"
+                        + "return r.left >= 0 && r.right <= document.documentElement.clientWidth;", link))
+                        .as("%s is on screen", link.getText()).isTrue();
+            }
+            WebElement logout = driver.findElement(By.id("logout"));
+            assertThat((Boolean) js.executeScript("const r = arguments[0].getBoundingClientRect();"
+                    + "return r.left >= 0 && r.right <= document.documentElement.clientWidth && r.top >= 0;", logout))
+                    .as("Log out is on screen").isTrue();
+            screenshot("narrow");
+            click(By.cssSelector("#topbar nav a[data-nav='jobs']"));
+            wait.until(ExpectedConditions.attributeToBe(By.cssSelector("#topbar nav a[data-nav='jobs']"), "aria-current", "page"));
+            logout.click();
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        } finally {
+            driver.manage().window().setSize(before);
+        }
+    }
+
     @Test
     void aPostWithoutTheCsrfTokenIsRefused() {
         login(ADMIN);
@@ -529,9 +660,16 @@ class DashboardBrowserTest {
         return text(By.cssSelector("tr.queue-row[data-queue='" + queue + "'] td[data-col='" + column + "']"));
     }
 
+    private long firstId(String table, String where) {
+        return queryLong("SELECT min(id) FROM " + schema + "." + table + " WHERE " + where);
+    }
+
     private long count(String table, String where) {
-        try (var c = db.dataSource().getConnection(); var st = c.createStatement();
-             var rs = st.executeQuery("SELECT count(*) FROM " + schema + "." + table + " WHERE " + where)) {
+        return queryLong("SELECT count(*) FROM " + schema + "." + table + " WHERE " + where);
+    }
+
+    private long queryLong(String sql) {
+        try (var c = db.dataSource().getConnection(); var st = c.createStatement(); var rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         } catch (java.sql.SQLException e) {

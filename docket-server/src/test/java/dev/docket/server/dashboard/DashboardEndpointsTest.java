@@ -96,7 +96,7 @@ class DashboardEndpointsTest extends DocketTest {
     void pausingAQueueNeedsTheOperateRole() throws Exception {
         assertThat(send("POST", "/api/queues/default/pause", VIEWER).statusCode()).isEqualTo(403);
         assertThat(send("POST", "/api/queues/default/pause", null).statusCode()).isEqualTo(401);
-        HttpResponse<String> paused = send("POST", "/api/queues/default/pause", ADMIN);
+        HttpResponse<String> paused = send("POST", "/api/queues/default/pause?create=true", ADMIN);
         assertThat(paused.statusCode()).isEqualTo(200);
         assertThat(json.readTree(paused.body()).path("paused").asBoolean()).isTrue();
         JsonNode queues = json.readTree(send("GET", "/api/queues", VIEWER).body()).path("queues");

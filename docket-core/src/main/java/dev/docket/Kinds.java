@@ -1,0 +1,179 @@
+package dev.docket;
+
+import dev.docket.internal.db.InsertRow;
+import dev.docket.internal.json.PayloadCodec;
+import dev.docket.internal.text.TextRules;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What a {@link Docket} knows about kinds, and the one place a job's row is made from an enqueue call:
+ * the job's own options, then its kind's defaults, then the kind's (or the default) retry policy and
+ * payload version. String kinds get the settings of the kind of that name declared or configured on
+ * the {@link Docket.Builder}; a {@link JobKind} brings its own.
+ */
+final class Kinds {
+
+    private final PayloadCodec codec;
+    private final RetryPolicy defaultRetryPolicy;
+    /** Each declared JobKind, and a JobKind for each kind configured piece by piece. */
+    private final Map<String, JobKind<?>> byName;
+    private final Map<String, JobKind<?>> declared;
+
+    private Kinds(PayloadCodec codec, RetryPolicy defaultRetryPolicy, Map<String, JobKind<?>> byName,
+                  Map<String, JobKind<?>> declared) {
+        this.codec = codec;
+        this.defaultRetryPolicy = defaultRetryPolicy;
+        this.byName = byName;
+        this.declared = declared;
+    }
+
+    /** Refuses a kind name that is blank, too long, or not printable text (see {@link TextRules#isName}). */
+    static void checkName(String kind) {
+        if (kind == null || kind.isBlank() || kind.length() > Docket.MAX_KIND_LENGTH || !TextRules.isName(kind)) {
+            throw new IllegalArgumentException("kind must be 1 to " + Docket.MAX_KIND_LENGTH + " characters without "
+                    + "control characters, invisible formatting characters (zero-width, bidirectional), separators "
+                    + "other than the space, unassigned code points or unpaired surrogates, was "
+                    + JobOptions.describe(kind));
+        }
+    }
+
+    /** The retry policy of the string kind {@code kind}; see {@link Docket#retryPolicy(String)}. */
+    RetryPolicy retryPolicy(String kind) {
+        JobKind<?> k = byName.get(kind);
+        return k != null && k.retryPolicy() != null ? k.retryPolicy() : defaultRetryPolicy;
+    }
+
+    /** The retry policy of a {@link JobKind} used directly: its own, else the default. */
+    RetryPolicy retryPolicy(JobKind<?> kind) {
+        return kind.retryPolicy() != null ? kind.retryPolicy() : defaultRetryPolicy;
+    }
+
+    /** The kind declared on the builder under {@code name}, or null. */
+    JobKind<?> declared(String name) {
+        return declared.get(name);
+    }
+
+    <T> InsertRow row(JobKind<T> kind, T payload, JobOptions options) {
+        return row(Objects.requireNonNull(kind, "kind").name(), kind, payload, options);
+    }
+
+    <T> List<InsertRow> rows(JobKind<T> kind, Collection<? extends T> payloads) {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(payloads, "payloads");
+        List<InsertRow> rows = new ArrayList<>(payloads.size());
+        for (T payload : payloads) {
+            rows.add(row(kind.name(), kind, payload, JobOptions.defaults()));
+        }
+        return rows;
+    }
+
+    List<InsertRow> rows(List<NewJob> jobs) {
+        Objects.requireNonNull(jobs, "jobs");
+        List<InsertRow> rows = new ArrayList<>(jobs.size());
+        for (NewJob job : jobs) {
+            Objects.requireNonNull(job, "jobs must not contain null");
+            rows.add(row(job));
+        }
+        return rows;
+    }
+
+    /** A string-kind job: the settings of its kind, if the builder declared or configured it. */
+    InsertRow row(NewJob job) {
+        checkName(job.kind());
+        return row(job.kind(), byName.get(job.kind()), job.payload(), job.options());
+    }
+
+    private InsertRow row(String kindName, JobKind<?> kind, Object payload, JobOptions given) {
+        Objects.requireNonNull(given, "options");
+        JobOptions kindDefaults = kind == null || kind.defaults() == JobOptions.defaults() ? null : kind.defaults();
+        // The common call passes JobOptions.defaults(), which the kind's defaults replace whole: no copy per job.
+        JobOptions options = kindDefaults == null ? given
+                : given == JobOptions.defaults() ? kindDefaults : given.withDefaults(kindDefaults);
+        String json = codec.toJson(payload);
+        Long runAtMicros = options.runAt() == null ? null : epochMicros(options.runAt());
+        Long delayMillis = options.delay() == null ? null : options.delay().toMillis();
+        RetryPolicy retry = kind == null || kind.retryPolicy() == null ? defaultRetryPolicy : kind.retryPolicy();
+        int maxAttempts = options.maxAttempts() != null ? options.maxAttempts() : retry.maxAttempts();
+        int version = options.payloadVersion() != null ? options.payloadVersion() : kind == null ? 1 : kind.payloadVersion();
+        return new InsertRow(options.queue(), kindName, json, version, options.priority(), runAtMicros, delayMillis,
+                maxAttempts, options.tenant(), options.uniqueKey(),
+                options.uniqueFor() == null ? null : options.uniqueFor().toMillis(), codec.metadataJson(options.metadata()));
+    }
+
+    /** {@link JobOptions.Builder#runAt} keeps {@code t} within the range PostgreSQL and this arithmetic hold. */
+    private static long epochMicros(Instant t) {
+        return ChronoUnit.MICROS.between(Instant.EPOCH, t);
+    }
+
+    /** What {@link Docket.Builder} collects about kinds: declared kinds, and settings given piece by piece. */
+    static final class Declarations {
+        private final Map<String, RetryPolicy> retryPolicies = new HashMap<>();
+        private final Map<String, Integer> payloadVersions = new HashMap<>();
+        private final Map<String, JobOptions> defaults = new HashMap<>();
+        private final Map<String, JobKind<?>> declared = new HashMap<>();
+
+        void retryPolicy(String kind, RetryPolicy policy) {
+            checkName(kind);
+            retryPolicies.put(kind, Objects.requireNonNull(policy, "policy"));
+        }
+
+        void payloadVersion(String kind, int version) {
+            checkName(kind);
+            if (version < 1) {
+                throw new IllegalArgumentException("payloadVersion must be >= 1, was " + version);
+            }
+            payloadVersions.put(kind, version);
+        }
+
+        void defaults(String kind, JobOptions options) {
+            checkName(kind);
+            defaults.put(kind, Objects.requireNonNull(options, "defaults"));
+        }
+
+        void declare(JobKind<?> kind) {
+            Objects.requireNonNull(kind, "kind");
+            if (declared.putIfAbsent(kind.name(), kind) != null) {
+                throw new IllegalArgumentException("a kind named '" + kind.name() + "' is already declared");
+            }
+        }
+
+        /**
+         * The declared kinds, and a kind for each name given a retry policy, payload version or defaults.
+         *
+         * @throws IllegalArgumentException if a declared kind is also configured piece by piece
+         */
+        Kinds build(PayloadCodec codec, RetryPolicy defaultRetryPolicy) {
+            Map<String, JobKind<?>> byName = new HashMap<>(declared);
+            Set<String> configured = new LinkedHashSet<>(retryPolicies.keySet());
+            configured.addAll(payloadVersions.keySet());
+            configured.addAll(defaults.keySet());
+            for (String name : configured) {
+                if (declared.containsKey(name)) {
+                    throw new IllegalArgumentException("kind '" + name + "' is declared with kind(JobKind): set its "
+                            + "retry policy, payload version and defaults on that JobKind");
+                }
+                JobKind.Builder<Object> kind = JobKind.of(name, Object.class);
+                if (retryPolicies.containsKey(name)) {
+                    kind.retry(retryPolicies.get(name));
+                }
+                if (payloadVersions.containsKey(name)) {
+                    kind.payloadVersion(payloadVersions.get(name));
+                }
+                if (defaults.containsKey(name)) {
+                    kind.defaults(defaults.get(name));
+                }
+                byName.put(name, kind.build());
+            }
+            return new Kinds(codec, defaultRetryPolicy, Map.copyOf(byName), Map.copyOf(declared));
+        }
+    }
+}

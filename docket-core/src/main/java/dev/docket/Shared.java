@@ -1,0 +1,17 @@
+package dev.docket;
+
+import dev.docket.internal.db.Database;
+import dev.docket.internal.db.SchemaName;
+import dev.docket.internal.json.PayloadCodec;
+import dev.docket.internal.maintenance.CronEnqueuer;
+import dev.docket.internal.migrate.SchemaGuard;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What a {@link Docket} shares with the workers it starts: its tables, payload codec, kinds, schema
+ * check, periodic schedules and retention settings. Immutable; made once by the Docket.
+ */
+record Shared(Database store, SchemaName schema, PayloadCodec codec, Kinds kinds, SchemaGuard schemaGuard,
+              List<CronEnqueuer.Schedule> schedules, Duration historyRetention, Duration deadJobRetention) {
+}

@@ -1,0 +1,210 @@
+package dev.docket;
+
+import dev.docket.internal.completer.Completer;
+import dev.docket.internal.executor.HandlerBinding;
+import dev.docket.internal.executor.InFlight;
+import dev.docket.internal.executor.JobExecutor;
+import dev.docket.internal.heartbeat.Heartbeater;
+import dev.docket.internal.leader.LeaderElector;
+import dev.docket.internal.maintenance.CronEnqueuer;
+import dev.docket.internal.maintenance.Maintainer;
+import dev.docket.internal.notify.Notifier;
+import dev.docket.internal.producer.HandlerDrain;
+import dev.docket.internal.producer.Producer;
+import dev.docket.internal.producer.QueueSettingsWatcher;
+import dev.docket.internal.service.FailureLog;
+import dev.docket.internal.service.Lifecycle;
+import dev.docket.internal.service.PoolSize;
+import dev.docket.internal.service.Service;
+import dev.docket.internal.service.ServiceGroup;
+import dev.docket.internal.service.StallWatch;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+
+/**
+ * A worker's services, made from its configuration and wired in the one order they start in (they
+ * stop in the reverse): see {@link #wiring()}. Its health is read from them.
+ */
+final class WorkerServices {
+
+    private final Shared shared;
+    private final WorkerConfig config;
+    private final InFlight inFlight = new InFlight();
+    private final Completer completer;
+    private final JobExecutor executor;
+    private final QueueSettingsWatcher queueSettings;
+    private final Heartbeater heartbeater;
+    private final List<Producer> producers = new ArrayList<>();
+    private final Map<String, Runnable> wakers = new HashMap<>();
+    private final Notifier notifier;
+    private final LeaderElector elector;
+    private final Maintainer maintainer;
+    private final HandlerDrain handlerDrain;
+    private final StallWatch stallWatch;
+    private final ServiceGroup services;
+
+    WorkerServices(Shared shared, WorkerConfig config, Map<String, Integer> queues,
+                   Map<String, HandlerBinding<?>> handlers) {
+        this.shared = shared;
+        this.config = config;
+        String workerId = config.workerId();
+        this.completer = new Completer(shared.store(), workerId, !shared.historyRetention().isZero(),
+                config.completerBatchSize(), config.completerDrainTimeout());
+        this.executor = new JobExecutor(handlers, shared.kinds()::retryPolicy, shared.codec(), completer, shared.store(),
+                inFlight, workerId);
+        this.queueSettings = new QueueSettingsWatcher(shared.store(), config.queueSettingsInterval());
+        queues.forEach((queue, concurrency) -> {
+            Producer p = new Producer(queue, concurrency,
+                    Math.min(concurrency + config.claimAhead(), config.maxClaimBatch()), config.claimAhead(),
+                    config.pollInterval(), config.lease(), workerId, shared.store(), executor, queueSettings);
+            producers.add(p);
+            wakers.put(queue, p::jobsAvailable);
+        });
+        this.heartbeater = new Heartbeater(shared.store(), inFlight, workerId, config.lease(), executor::leaseOf,
+                config.heartbeatInterval());
+        this.notifier = config.listen() ? new Notifier(listenerDataSource(), shared.schema().channel(), wakers,
+                config.listenerLivenessInterval()) : null;
+        if (config.maintenance()) {
+            this.maintainer = new Maintainer(shared.store(), config.maintenanceInterval(), shared.historyRetention(),
+                    shared.deadJobRetention(), new CronEnqueuer(shared.store(), shared.schedules()));
+            this.elector = new LeaderElector(shared.store(), "maintainer", workerId, config.leaderLease(),
+                    new LeaderElector.Listener() {
+                        @Override
+                        public void elected(long term) {
+                            maintainer.start();
+                        }
+
+                        @Override
+                        public void deposed() {
+                            maintainer.stop();
+                        }
+                    });
+        } else {
+            this.elector = null;
+            this.maintainer = null;
+        }
+        this.handlerDrain = new HandlerDrain(producers, inFlight, completer, config.shutdownGrace(),
+                config.interruptWait());
+        // The maintainer's rounds may rightly be long (a vacuum): only services whose rounds are short are watched.
+        List<Service> watched = new ArrayList<>(producers);
+        watched.addAll(List.of(completer, heartbeater, queueSettings));
+        watched.addAll(present(notifier, elector));
+        this.stallWatch = new StallWatch("docket-stall-watch-" + workerId, watched, config.stallTimeout(),
+                "a worker needs " + connectionsNeeded() + " pool connections (queues + 6, see Worker)");
+        this.services = new ServiceGroup(wiring());
+    }
+
+    /**
+     * The services in the order they start; they stop in the reverse order, which is the graceful
+     * shutdown: stop claiming, stop listening and leading, let handlers finish within the grace (then
+     * interrupt and release the rest), write every outcome, and stop the heartbeat last, so that no
+     * lease lapses while its job is still being finished.
+     */
+    private List<Lifecycle> wiring() {
+        List<Lifecycle> order = new ArrayList<>(List.of(heartbeater, stallWatch, queueSettings,
+                Lifecycle.onStop(executor::close), completer, handlerDrain));
+        order.addAll(present(elector, notifier));
+        order.addAll(producers);
+        return order;
+    }
+
+    /** The optional services that this worker has (no elector without maintenance, no notifier without listening). */
+    private static List<Service> present(Service... optional) {
+        return Arrays.stream(optional).filter(Objects::nonNull).toList();
+    }
+
+    private DataSource listenerDataSource() {
+        return config.listenerDataSource() != null ? config.listenerDataSource() : shared.store().dataSource();
+    }
+
+    /** Pool connections these services may hold at once; see {@link Worker}'s Javadoc. */
+    private int connectionsNeeded() {
+        return producers.size() + 3 + (config.maintenance() ? 2 : 0) + (listensOnThePool() ? 1 : 0);
+    }
+
+    private boolean listensOnThePool() {
+        return config.listen() && config.listenerDataSource() == null;
+    }
+
+    /** Checks the pool and the schema, reads the queue settings once, then starts every service in order. */
+    void start(Logger log) {
+        PoolSize.check(shared.store().dataSource(), connectionsNeeded(), listensOnThePool(), log);
+        shared.schemaGuard().require();
+        try {
+            queueSettings.runOnce();
+        } catch (SQLException e) {
+            throw new DocketException("docket: reading the queue settings failed: " + e.getMessage(), e);
+        }
+        services.start();
+    }
+
+    /** The graceful shutdown: see {@link #wiring()}. */
+    void stop() {
+        handlerDrain.shutdownBegins();
+        services.stop();
+    }
+
+    List<String> queues() {
+        return producers.stream().map(Producer::queue).toList();
+    }
+
+    void jobsAvailable(String queue) {
+        Runnable waker = wakers.get(queue);
+        if (waker != null) {
+            waker.run();
+        }
+    }
+
+    int inFlight() {
+        return inFlight.size();
+    }
+
+    boolean isLeader() {
+        return elector != null && elector.isLeader();
+    }
+
+    boolean isListening() {
+        return notifier != null && notifier.isListening();
+    }
+
+    int listenerBackendPid() {
+        return notifier == null ? -1 : notifier.backendPid();
+    }
+
+    WorkerHealth health() {
+        Map<String, Service> named = new LinkedHashMap<>();
+        producers.forEach(p -> named.put("producer:" + p.queue(), p));
+        named.put("completer", completer);
+        named.put("heartbeat", heartbeater);
+        named.put("queue-settings", queueSettings);
+        if (notifier != null) {
+            named.put("listener", notifier);
+        }
+        if (elector != null) {
+            named.put("leader-election", elector);
+            named.put("maintenance", maintainer);
+        }
+        Map<String, Integer> failing = new LinkedHashMap<>();
+        Map<String, String> lastErrors = new LinkedHashMap<>();
+        named.forEach((name, service) -> {
+            FailureLog.Failure last = service.lastFailure();
+            if (service.consecutiveFailures() > 0 && last != null) {
+                failing.put(name, service.consecutiveFailures());
+                lastErrors.put(name, last.at() + " " + last.error());
+            }
+        });
+        List<String> stalled = stallWatch.stalled();
+        boolean healthy = stalled.isEmpty()
+                && failing.values().stream().allMatch(n -> n < WorkerHealth.FAILURE_THRESHOLD);
+        return new WorkerHealth(healthy, config.workerId(), isLeader(), isListening(), inFlight(), failing, lastErrors,
+                stalled);
+    }
+}

@@ -1,0 +1,64 @@
+package dev.docket.internal.repair;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.docket.internal.db.Database;
+import dev.docket.internal.db.DeadJobQueries;
+import dev.docket.internal.db.DeadJobRepairQueries;
+import dev.docket.internal.json.MergePatch;
+import dev.docket.internal.json.PayloadCodec;
+import dev.docket.internal.json.PayloadJson;
+import java.sql.SQLException;
+
+/**
+ * Repairs dead jobs' payloads before they are replayed. Every repaired payload passes the rules of
+ * an enqueue (valid JSON text, the size limit) and each repair is recorded in the job's metadata
+ * ({@code docket.repairs}: who, when, how).
+ */
+public final class PayloadRepairs {
+
+    /** How a repair is recorded: the payload given whole. */
+    public static final String REPLACED = "payload replaced";
+    /** How a repair is recorded: an RFC 7386 merge patch applied. */
+    public static final String MERGE_PATCH = "merge patch";
+
+    private final Database store;
+    private final PayloadCodec codec;
+
+    public PayloadRepairs(Database store, PayloadCodec codec) {
+        this.store = store;
+        this.codec = codec;
+    }
+
+    /** Replaces one dead job's payload; false if no dead job has this id. */
+    public boolean replace(long id, String payload, String by) throws SQLException {
+        String json = codec.toJson(PayloadJson.parse(payload, "payload"));
+        return store.deadJobRepairs().replace(id, json, by, REPLACED);
+    }
+
+    /**
+     * Applies a merge patch (a JSON object) to the payload of every matching dead job, at most
+     * {@code max}, all or nothing: a payload the patch would push over the size limit fails the
+     * whole repair, naming the job.
+     */
+    public DeadJobRepairQueries.GroupResult patch(DeadJobQueries.Filter group, String mergePatch, String by, int max,
+                                                  boolean dryRun) throws SQLException {
+        JsonNode patch = PayloadJson.parse(mergePatch, "mergePatch");
+        if (!patch.isObject()) {
+            throw new IllegalArgumentException("mergePatch must be a JSON object: a patch of any other type would "
+                    + "replace every payload of the group whole");
+        }
+        store.deadJobs().sign();
+        return store.deadJobRepairs().applyToGroup(group, max, (id, stored) -> {
+            JsonNode before = PayloadJson.parse(stored, "the stored payload of job " + id);
+            JsonNode after = MergePatch.apply(before, patch);
+            if (after.equals(before)) {
+                return null;
+            }
+            try {
+                return codec.toJson(after);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("job " + id + ": the patched " + e.getMessage(), e);
+            }
+        }, by, MERGE_PATCH, !dryRun);
+    }
+}
