@@ -13,13 +13,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.function.Supplier;
-import org.HdrHistogram.Histogram;
+import javax.sql.DataSource;
 
 /**
- * The benchmark: Docket side by side with db-scheduler, JobRunr and a raw-SQL SKIP LOCKED loop, each on
- * a fresh database of one PostgreSQL, in the same run. {@code --help} lists the options.
+ * The benchmark: Docket side by side with db-scheduler, JobRunr, graphile-worker, pg-boss and a raw-SQL
+ * SKIP LOCKED loop, each on a fresh database of one PostgreSQL, in the same run. {@code --help} lists the
+ * options; the process exits with 1 when any measurement failed (its row says why), 0 otherwise.
  */
 public final class Bench {
 
@@ -51,8 +50,12 @@ public final class Bench {
 
     public static void main(String[] args) throws Exception {
         BenchOptions options = BenchOptions.parse(args);
-        new Bench(options).run();
-        System.exit(0);
+        List<Row> rows = new Bench(options).run();
+        long failed = rows.stream().filter(r -> r.metric().startsWith("error")).count();
+        if (failed > 0) {
+            log(failed + " measurement(s) failed: see the error rows above");
+        }
+        System.exit(failed > 0 ? 1 : 0);
     }
 
     /** Runs the whole benchmark; returns the rows (also written to {@code out}). */
@@ -75,12 +78,16 @@ public final class Bench {
             }
             recordSettings();
             settings.forEach((k, v) -> log(k + ": " + v));
-            for (String system : o.systems()) {
-                for (String scenario : o.scenarios()) {
+            // Scenario by scenario, every system in turn: the systems a figure compares are measured minutes
+            // apart, not a whole run apart, and the files written after each scenario keep what an
+            // interrupted run measured.
+            for (String scenario : o.scenarios()) {
+                for (String system : o.systems()) {
                     runScenario(system, scenario);
                 }
+                new Report(List.copyOf(rows.values()), settings, o).write(false);
             }
-            new Report(List.copyOf(rows.values()), settings, o).write();
+            new Report(List.copyOf(rows.values()), settings, o).write(true);
             return List.copyOf(rows.values());
         } finally {
             if (pg != null) {
@@ -103,6 +110,9 @@ public final class Bench {
         settings.put("cpus", String.valueOf(Runtime.getRuntime().availableProcessors()));
         settings.put("jvm", System.getProperty("java.vm.name") + " " + Runtime.version());
         settings.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+        if (o.systems().contains("graphile-worker") || o.systems().contains("pg-boss")) {
+            settings.put("node peers (npm)", NodeRuntime.pinnedVersions());
+        }
         settings.put("jobs", String.valueOf(o.jobs()));
         settings.put("reps", String.valueOf(o.reps()));
         settings.put("mode", o.quick() ? "short" : "full");
@@ -115,21 +125,36 @@ public final class Bench {
             case "raw" -> new RawSut();
             case "db-scheduler" -> new DbSchedulerSut();
             case "jobrunr" -> new JobRunrSut();
+            case "graphile-worker" -> NodeSut.graphileWorker();
+            case "pg-boss" -> NodeSut.pgBoss();
             default -> throw new IllegalArgumentException("unknown system " + system + "; known: " + BenchOptions.ALL_SYSTEMS);
         };
     }
 
+    /** One measured setting of a scenario: worker concurrency, worker processes (scale-out) and its label. */
+    private record Point(int concurrency, int processes, String label) {
+    }
+
+    private List<Point> points(String scenario, String config) {
+        List<Point> points = new ArrayList<>();
+        switch (scenario) {
+            case "drain" -> o.concurrencies().forEach(c -> points.add(new Point(c, 1, config + " c=" + c)));
+            case "scaleout" -> o.concurrencies().forEach(c -> o.processes().forEach(p ->
+                    points.add(new Point(c, p, p + (p == 1 ? " JVM" : " JVMs") + " × c=" + c))));
+            case "steady", "soak" -> points.add(new Point(8, 1, config + " c=8"));
+            default -> points.add(new Point(8, 1, config));
+        }
+        return points;
+    }
+
     private void runScenario(String system, String scenario) {
-        List<String> configs = newSut(system).configs(scenario);
-        List<Integer> concurrencies = scenario.equals("drain") ? o.concurrencies() : List.of(8);
-        for (String config : configs) {
-            for (int c : concurrencies) {
-                String label = scenario.equals("drain") || scenario.equals("steady") || scenario.equals("soak")
-                        ? config + " c=" + c : config;
+        for (String config : newSut(system).configs(scenario)) {
+            for (Point point : points(scenario, config)) {
+                String label = point.label();
                 for (int rep = 0; rep < o.reps(); rep++) {
                     log(String.format(Locale.ROOT, "%s %s [%s] rep %d/%d", system, scenario, label, rep + 1, o.reps()));
                     try {
-                        Map<String, double[]> m = measure(system, scenario, config, c);
+                        Map<String, double[]> m = measure(system, scenario, config, point);
                         for (var e : m.entrySet()) {
                             String key = scenario + "|" + system + "|" + label + "|" + e.getKey();
                             String unit = unitOf(e.getKey());
@@ -161,6 +186,8 @@ public final class Bench {
             return "ms";
         } else if (metric.endsWith("kB")) {
             return "kB";
+        } else if (metric.endsWith("bytes/job")) {
+            return "bytes";
         } else if (metric.startsWith("backlog") || metric.endsWith("jobs")) {
             return "jobs";
         }
@@ -168,7 +195,8 @@ public final class Bench {
     }
 
     /** Opens a fresh database, the system on it, runs one measurement, and drops the database. */
-    private Map<String, double[]> measure(String system, String scenario, String config, int concurrency) throws Exception {
+    private Map<String, double[]> measure(String system, String scenario, String config, Point point) throws Exception {
+        int concurrency = point.concurrency();
         String db = "bench_" + system.replace('-', '_') + "_" + (++dbCounter);
         try (Connection c = DriverManager.getConnection(adminUrl)) {
             Db.execute(c, "DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
@@ -183,12 +211,13 @@ public final class Bench {
         try (HikariDataSource ds = new HikariDataSource(hc); Sut sut = newSut(system)) {
             sut.open(url, ds, config);
             return switch (scenario) {
-                case "bulk" -> bulk(sut);
+                case "bulk" -> bulk(sut, ds);
                 case "single" -> single(sut);
-                case "drain" -> drain(sut, concurrency);
-                case "pickup" -> pickup(sut);
-                case "steady" -> steady(sut, system, config, concurrency, ds);
-                case "soak" -> soak(sut, system, config, concurrency, ds);
+                case "drain" -> drain(sut, concurrency, ds);
+                case "pickup" -> Pickup.run(sut, o.pickupJobs());
+                case "steady" -> RateLoad.steady(sut, concurrency, drainRate(system, config, concurrency), o.steadyDuration());
+                case "soak" -> RateLoad.soak(sut, concurrency, drainRate(system, config, concurrency), o.soakDuration(), ds);
+                case "scaleout" -> ScaleOut.run((DocketSut) sut, url, point.processes(), concurrency, o.jobs(), drainLimit());
                 case "fairness" -> TenantFairness.run(((DocketSut) sut).docket(), 2 * o.jobs(), config);
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario + "; known: " + BenchOptions.ALL_SCENARIOS);
             };
@@ -207,13 +236,20 @@ public final class Bench {
         }
     }
 
-    /** (1) bulk enqueue of N jobs in chunks of 1,000, one transaction per chunk. */
-    private Map<String, double[]> bulk(Sut sut) throws Exception {
+    /**
+     * (1) bulk enqueue of N jobs in chunks of 1,000, one transaction per chunk; also the WAL the server wrote
+     * meanwhile per job (the whole cluster's, but nothing else runs during a measurement).
+     */
+    private Map<String, double[]> bulk(Sut sut, DataSource ds) throws Exception {
         sut.enqueueBatch(10_000_000, 10); // warm-up
+        long wal0 = Db.walPosition(ds);
         long t0 = System.nanoTime();
         enqueueAll(sut, o.jobs());
         double s = (System.nanoTime() - t0) / 1e9;
-        return Map.of("enqueue jobs/s", new double[]{o.jobs() / s});
+        Map<String, double[]> m = new LinkedHashMap<>();
+        m.put("enqueue jobs/s", new double[]{o.jobs() / s});
+        m.put("enqueue WAL bytes/job", new double[]{(double) (Db.walPosition(ds) - wal0) / o.jobs()});
+        return m;
     }
 
     /** (2) single-job enqueue, one transaction each, from a few producer threads for a fixed time. */
@@ -248,186 +284,40 @@ public final class Bench {
         return Map.of("enqueue jobs/s", new double[]{seq.get() / s});
     }
 
-    /** (3) drain N pre-enqueued no-op jobs: jobs/s until the live table is empty. */
-    private Map<String, double[]> drain(Sut sut, int concurrency) throws Exception {
+    private Duration drainLimit() {
+        return Duration.ofMinutes(o.quick() ? 2 : 15);
+    }
+
+    /**
+     * (3) drain N pre-enqueued no-op jobs: jobs/s until the live table is empty, and the WAL written from the
+     * workers' start to then per job (claims, outcomes, history, vacuum).
+     */
+    private Map<String, double[]> drain(Sut sut, int concurrency, DataSource ds) throws Exception {
         enqueueAll(sut, o.jobs());
+        long wal0 = Db.walPosition(ds);
         long t0 = System.nanoTime();
-        sut.startWorkers(concurrency, seq -> {
-        });
-        long limit = t0 + Duration.ofMinutes(o.quick() ? 2 : 15).toNanos();
+        sut.startWorkers(concurrency, Sut.Starts.NONE);
+        long limit = t0 + drainLimit().toNanos();
         long left;
         while ((left = sut.liveCount()) > 0 && System.nanoTime() < limit) {
             Thread.sleep(20);
         }
         double s = (System.nanoTime() - t0) / 1e9;
+        long wal = Db.walPosition(ds) - wal0;
         sut.stopWorkers();
         if (left > 0) {
             throw new IllegalStateException(left + " jobs left after " + (int) s + " s");
         }
-        return Map.of("drain jobs/s", new double[]{o.jobs() / s});
-    }
-
-    /** (5) idle pickup: single jobs spaced 20 ms apart, enqueue commit to handler start. */
-    private Map<String, double[]> pickup(Sut sut) throws Exception {
-        int n = o.pickupJobs();
-        AtomicLongArray started = new AtomicLongArray(n);
-        long[] committed = new long[n];
-        sut.startWorkers(8, seq -> {
-            if (seq >= 0 && seq < n) {
-                started.compareAndSet((int) seq, 0, System.nanoTime());
-            }
-        });
-        Thread.sleep(1500); // listeners up, first polls done
-        for (int i = 0; i < n; i++) {
-            sut.enqueueOne(i);
-            committed[i] = System.nanoTime();
-            Thread.sleep(20);
-        }
-        long limit = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < limit && !allSet(started)) {
-            Thread.sleep(20);
-        }
-        sut.stopWorkers();
-        Histogram h = new Histogram(3_600_000_000L, 3);
-        int missing = 0;
-        for (int i = 0; i < n; i++) {
-            if (started.get(i) == 0) {
-                missing++;
-                continue;
-            }
-            // The handler can start before the enqueuing client has received its commit acknowledgement.
-            h.recordValue(Math.max(0, (started.get(i) - committed[i]) / 1000));
-        }
-        if (missing > 0) {
-            throw new IllegalStateException(missing + " of " + n + " jobs did not start within 30 s");
-        }
         Map<String, double[]> m = new LinkedHashMap<>();
-        m.put("pickup p50 ms", new double[]{h.getValueAtPercentile(50) / 1000.0});
-        m.put("pickup p99 ms", new double[]{h.getValueAtPercentile(99) / 1000.0});
-        m.put("pickup max ms", new double[]{h.getMaxValue() / 1000.0});
+        m.put("drain jobs/s", new double[]{o.jobs() / s});
+        m.put("drain WAL bytes/job", new double[]{(double) wal / o.jobs()});
         return m;
-    }
-
-    private static boolean allSet(AtomicLongArray a) {
-        for (int i = 0; i < a.length(); i++) {
-            if (a.get(i) == 0) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** The median drain rate measured for this system and config in this run, at concurrency c. */
     private double drainRate(String system, String config, int c) {
         Row r = rows.get("drain|" + system + "|" + config + " c=" + c + "|drain jobs/s");
         return r == null ? Double.NaN : r.median();
-    }
-
-    /** (4) steady state: producers at 70% of the system's drain rate; completed rate and backlog. */
-    private Map<String, double[]> steady(Sut sut, String system, String config, int c, javax.sql.DataSource ds)
-            throws Exception {
-        double drain = drainRate(system, config, c);
-        double rate = Double.isNaN(drain) ? 1000 : 0.7 * drain;
-        Produced p = produceAtRate(sut, c, rate, o.steadyDuration(), null);
-        Map<String, double[]> m = new LinkedHashMap<>();
-        m.put("offered jobs/s", new double[]{p.enqueued / p.seconds});
-        m.put("completed jobs/s", new double[]{(p.enqueued - p.backlogEnd) / p.seconds});
-        m.put("backlog mid", new double[]{p.backlogMid});
-        m.put("backlog end", new double[]{p.backlogEnd});
-        return m;
-    }
-
-    /** (6) soak: half the drain rate for a long time; start-to-claim p99 and sizes at start and end. */
-    private Map<String, double[]> soak(Sut sut, String system, String config, int c, javax.sql.DataSource ds)
-            throws Exception {
-        double drain = drainRate(system, config, c);
-        double rate = Double.isNaN(drain) ? 1000 : 0.5 * drain;
-        Produced p = produceAtRate(sut, c, rate, o.soakDuration(), () -> relationSize(ds, sut));
-        Map<String, double[]> m = new LinkedHashMap<>();
-        m.put("offered jobs/s", new double[]{p.enqueued / p.seconds});
-        m.put("start p99 ms (first 10%)", new double[]{p.first.getValueAtPercentile(99) / 1000.0});
-        m.put("start p99 ms (last 10%)", new double[]{p.last.getValueAtPercentile(99) / 1000.0});
-        m.put("size kB (start)", new double[]{p.sizeStart});
-        m.put("size kB (end)", new double[]{p.sizeEnd});
-        m.put("backlog end", new double[]{p.backlogEnd});
-        return m;
-    }
-
-    private static double relationSize(javax.sql.DataSource ds, Sut sut) {
-        try {
-            long total = 0;
-            for (String r : sut.relations()) {
-                total += Db.count(ds, "SELECT pg_total_relation_size('" + r + "')");
-            }
-            return total / 1024.0;
-        } catch (Exception e) {
-            return Double.NaN;
-        }
-    }
-
-    record Produced(long enqueued, double seconds, long backlogMid, long backlogEnd, Histogram first, Histogram last,
-                    double sizeStart, double sizeEnd) {
-    }
-
-    /** Enqueues at {@code rate} jobs/s in 10 ms ticks while workers run; measures enqueue-to-start latency. */
-    private Produced produceAtRate(Sut sut, int concurrency, double rate, Duration duration, Supplier<Double> size)
-            throws Exception {
-        long ticks = duration.toMillis() / 10;
-        int cap = (int) Math.min(50_000_000, Math.ceil(rate * duration.toMillis() / 1000.0) + ticks + 10);
-        long[] committed = new long[cap];
-        AtomicLongArray started = new AtomicLongArray(cap);
-        sut.startWorkers(concurrency, seq -> {
-            if (seq >= 0 && seq < cap) {
-                started.compareAndSet((int) seq, 0, System.nanoTime());
-            }
-        });
-        Thread.sleep(500);
-        long t0 = System.nanoTime();
-        long seq = 0;
-        long backlogMid = 0;
-        double sizeStart = Double.NaN;
-        for (long tick = 1; tick <= ticks; tick++) {
-            long target = Math.min(cap, (long) (rate * tick / 100.0));
-            if (target > seq) {
-                int count = (int) (target - seq);
-                sut.enqueueBatch(seq, count);
-                long now = System.nanoTime();
-                for (long i = seq; i < target; i++) {
-                    committed[(int) i] = now;
-                }
-                seq = target;
-            }
-            if (tick == ticks / 2) {
-                backlogMid = sut.liveCount();
-            }
-            if (size != null && tick == Math.max(1, ticks / 10)) {
-                sizeStart = size.get();
-            }
-            long sleep = t0 + tick * 10_000_000L - System.nanoTime();
-            if (sleep > 0) {
-                Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
-            }
-        }
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        long backlogEnd = sut.liveCount();
-        double sizeEnd = size == null ? Double.NaN : size.get();
-        sut.stopWorkers();
-        Histogram first = new Histogram(3_600_000_000L, 3);
-        Histogram last = new Histogram(3_600_000_000L, 3);
-        long tenth = Math.max(1, seq / 10);
-        for (int i = 0; i < seq; i++) {
-            long s = started.get(i);
-            if (s == 0) {
-                continue;
-            }
-            long us = Math.max(0, (s - committed[i]) / 1000);
-            if (i < tenth) {
-                first.recordValue(us);
-            } else if (i >= seq - tenth) {
-                last.recordValue(us);
-            }
-        }
-        return new Produced(seq, seconds, backlogMid, backlogEnd, first, last, sizeStart, sizeEnd);
     }
 
     static void log(String s) {

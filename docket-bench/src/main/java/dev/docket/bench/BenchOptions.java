@@ -10,12 +10,13 @@ import java.util.Locale;
 record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int reps, boolean quick,
                     String synchronousCommit, Path out, String databaseUrl, List<Integer> concurrencies,
                     int pickupJobs, Duration singleDuration, Duration steadyDuration, Duration soakDuration,
-                    int producers) {
+                    int producers, List<Integer> processes) {
 
-    static final List<String> ALL_SYSTEMS = List.of("docket", "raw", "db-scheduler", "jobrunr");
-    static final List<String> ALL_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup", "soak",
-            "fairness");
-    static final List<String> DEFAULT_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup");
+    static final List<String> ALL_SYSTEMS = List.of("docket", "raw", "db-scheduler", "jobrunr", "graphile-worker",
+            "pg-boss");
+    static final List<String> ALL_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup", "scaleout",
+            "soak", "fairness");
+    static final List<String> DEFAULT_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup", "scaleout");
 
     static BenchOptions parse(String[] args) {
         List<String> systems = ALL_SYSTEMS;
@@ -28,6 +29,7 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
         String url = null;
         List<Integer> conc = List.of(8, 64);
         Duration soak = null;
+        List<Integer> processes = List.of(1, 2, 4);
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -39,7 +41,8 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
                 case "--synchronous-commit" -> sc = args[++i];
                 case "--out" -> out = Path.of(args[++i]);
                 case "--database-url" -> url = args[++i];
-                case "--concurrency" -> conc = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
+                case "--concurrency" -> conc = positiveInts("--concurrency", args[++i]);
+                case "--processes" -> processes = positiveInts("--processes", args[++i]);
                 case "--soak-duration" -> soak = Duration.parse("PT" + args[++i].toUpperCase(Locale.ROOT));
                 case "--help", "-h" -> {
                     System.out.println(HELP);
@@ -67,17 +70,31 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
         return new BenchOptions(systems, scenarios, jobs != null ? jobs : quick ? 5_000 : 100_000,
                 reps != null ? reps : quick ? 1 : 3, quick, sc, out, url, conc, quick ? 50 : 500,
                 Duration.ofSeconds(quick ? 2 : 10), Duration.ofSeconds(quick ? 3 : 30),
-                soak != null ? soak : Duration.ofSeconds(quick ? 5 : 600), 4);
+                soak != null ? soak : Duration.ofSeconds(quick ? 5 : 600), 4, processes);
+    }
+
+    private static List<Integer> positiveInts(String option, String list) {
+        try {
+            List<Integer> values = Arrays.stream(list.split(",")).map(String::trim).map(Integer::valueOf).toList();
+            if (values.stream().anyMatch(v -> v < 1 || v > 1024)) {
+                throw new IllegalArgumentException(option + " values must be 1..1024, was " + list);
+            }
+            return values;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " takes a comma-separated list of numbers, was " + list);
+        }
     }
 
     static final String HELP = """
             Usage: bin/bench [options]   (or: docket bench [options])
-              --systems LIST            docket,raw,db-scheduler,jobrunr (default: all)
-              --scenarios LIST          bulk,single,drain,steady,pickup,soak,fairness (default: all but soak
-                                 and fairness)
+              --systems LIST            docket,raw,db-scheduler,jobrunr,graphile-worker,pg-boss (default: all;
+                                 the last two run on Node 22, which bin/bench installs with npm)
+              --scenarios LIST          bulk,single,drain,steady,pickup,scaleout,soak,fairness (default: all
+                                 but soak and fairness)
               --jobs N                  jobs for bulk and drain (default 100000; 5000 with --short)
               --reps N                  repetitions, the median is reported (default 3; 1 with --short)
-              --concurrency LIST        worker concurrencies for drain (default 8,64)
+              --concurrency LIST        worker concurrencies for drain and scaleout (default 8,64)
+              --processes LIST          worker JVMs for scaleout (default 1,2,4)
               --soak-duration D         soak length, e.g. 10m, 90s (default 10m; 5s with --short)
               --short                   a few seconds per scenario, for CI (no speed assertions)
               --synchronous-commit on|off   (default on)
@@ -87,7 +104,8 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
             Scenarios: bulk = enqueue N jobs in chunks of 1,000; single = one job per transaction from 4
             producers; drain = N pre-enqueued no-op jobs, jobs/s until the live table is empty; steady =
             producers at 70% of the drain rate measured before; pickup = single jobs 20 ms apart on an idle
-            queue, enqueue commit to handler start; soak = half the drain rate for --soak-duration; fairness
+            queue, enqueue commit to handler start; scaleout (Docket only) = N pre-enqueued jobs drained by P
+            worker JVMs of each concurrency; soak = half the drain rate for --soak-duration; fairness
             (Docket only) = a flood of 2 x N jobs by one tenant, 1,000 of another behind it, with a tenant cap
             of 4 and without: when the calm tenant's last job started, and how many flood jobs ran first.""";
 }

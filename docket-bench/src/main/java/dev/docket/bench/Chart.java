@@ -5,19 +5,23 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** A hand-written SVG: drain and enqueue jobs/s per system and config, and idle pickup p50/p99 per system. */
+/**
+ * A hand-written SVG: drain and enqueue jobs/s per system and config, idle pickup p50/p99 per system, and
+ * (when measured) the scale-out drain of several worker JVMs.
+ */
 final class Chart {
     private Chart() {
     }
 
     private static final Map<String, String> COLORS = Map.of("docket", "#2b6cb0", "raw", "#718096",
-            "db-scheduler", "#dd6b20", "jobrunr", "#38a169");
+            "db-scheduler", "#dd6b20", "jobrunr", "#38a169", "graphile-worker", "#805ad5", "pg-boss", "#d53f8c");
 
     static String svg(List<Bench.Row> rows, Map<String, String> settings) {
         List<Bench.Row> drain = new ArrayList<>();
         List<Bench.Row> p50 = new ArrayList<>();
         List<Bench.Row> p99 = new ArrayList<>();
         List<Bench.Row> enqueue = new ArrayList<>();
+        List<Bench.Row> scaleOut = new ArrayList<>();
         for (Bench.Row r : rows) {
             if (r.values().isEmpty()) {
                 continue;
@@ -27,6 +31,7 @@ final class Chart {
                 case "pickup p50 ms" -> p50.add(r);
                 case "pickup p99 ms" -> p99.add(r);
                 case "enqueue jobs/s" -> enqueue.add(r);
+                case "scale-out jobs/s" -> scaleOut.add(r);
                 default -> {
                 }
             }
@@ -39,7 +44,8 @@ final class Chart {
         int h1 = 60 + drain.size() * (barH + 6);
         int h2 = 45 + enqueue.size() * (barH + 6);
         int h3 = 50 + p50.size() * (2 * barH + 10);
-        int height = h1 + h2 + h3 + 40;
+        int h4 = scaleOut.isEmpty() ? 0 : 45 + scaleOut.size() * (barH + 6);
+        int height = h1 + h2 + h3 + h4 + 40;
         sb.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                 + "font-family=\"sans-serif\" font-size=\"13\">%n", width, height));
         sb.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
@@ -66,6 +72,12 @@ final class Chart {
                 bar(sb, y, barH, left, plot, p99.get(i), latencyScale, a.system() + " p99", " ms");
             }
             y += barH + 8;
+        }
+        if (!scaleOut.isEmpty()) {
+            y += 22;
+            sb.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%d\" font-size=\"15\" font-weight=\"bold\">Scale-out: "
+                    + "total drain jobs/s of several worker JVMs on one PostgreSQL</text>%n", y));
+            throughputBars(sb, y + 15, barH, left, plot, scaleOut, Bench.Row::config);
         }
         sb.append("</svg>\n");
         return sb.toString();

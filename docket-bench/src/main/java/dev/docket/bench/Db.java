@@ -16,6 +16,11 @@ final class Db {
         }
     }
 
+    /** The server's current WAL position in bytes: the difference of two is the WAL written between them. */
+    static long walPosition(DataSource ds) throws Exception {
+        return count(ds, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint");
+    }
+
     static String string(Connection c, String sql) throws Exception {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.LongConsumer;
 import javax.sql.DataSource;
 
 /**
@@ -26,8 +25,7 @@ final class DbSchedulerSut implements Sut {
     private OneTimeTask<Long> task;
     private SchedulerClient client;
     private volatile Scheduler scheduler;
-    private volatile LongConsumer onStart = seq -> {
-    };
+    private volatile Starts onStart = Starts.NONE;
 
     @Override
     public String name() {
@@ -36,7 +34,8 @@ final class DbSchedulerSut implements Sut {
 
     @Override
     public List<String> configs(String scenario) {
-        return scenario.equals("fairness") ? List.of() : List.of("lock-and-fetch"); // no tenant caps to compare
+        // fairness: no tenant caps to compare; scale-out measures Docket only
+        return scenario.equals("fairness") || scenario.equals("scaleout") ? List.of() : List.of("lock-and-fetch");
     }
 
     @Override
@@ -63,7 +62,7 @@ final class DbSchedulerSut implements Sut {
             s.execute("CREATE INDEX last_heartbeat_idx ON scheduled_tasks (last_heartbeat)");
             s.execute("CREATE INDEX priority_execution_time_idx on scheduled_tasks (priority desc, execution_time asc)");
         }
-        task = Tasks.oneTime("noop", Long.class).execute((inst, ctx) -> onStart.accept(inst.getData()));
+        task = Tasks.oneTime("noop", Long.class).execute((inst, ctx) -> onStart.started(inst.getData(), System.nanoTime()));
         client = SchedulerClient.Builder.create(dataSource, task).build();
     }
 
@@ -87,7 +86,7 @@ final class DbSchedulerSut implements Sut {
     }
 
     @Override
-    public void startWorkers(int concurrency, LongConsumer onStart) {
+    public void startWorkers(int concurrency, Starts onStart) {
         this.onStart = onStart;
         Scheduler s = Scheduler.create(ds, task)
                 .threads(concurrency)

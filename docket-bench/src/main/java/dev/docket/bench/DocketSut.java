@@ -6,11 +6,13 @@ import dev.docket.Worker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.LongConsumer;
 import javax.sql.DataSource;
 
 /** Docket with its public API. Configs: {@code default} (7-day history) and {@code delete} (historyRetention 0). */
 final class DocketSut implements Sut {
+
+    /** The schema the benchmark's Docket uses (also the scale-out worker processes'). */
+    static final String SCHEMA = "bench";
 
     record Ping(long seq) {
     }
@@ -28,6 +30,7 @@ final class DocketSut implements Sut {
     public List<String> configs(String scenario) {
         return switch (scenario) {
             case "drain", "steady", "soak" -> List.of("default", "delete");
+            case "scaleout" -> List.of("default");
             case "fairness" -> List.of(TenantFairness.CAPPED, TenantFairness.UNCAPPED);
             default -> List.of("default");
         };
@@ -36,7 +39,7 @@ final class DocketSut implements Sut {
     @Override
     public void open(String jdbcUrl, DataSource dataSource, String config) {
         this.ds = dataSource;
-        Docket.Builder b = Docket.builder(dataSource).schema("bench");
+        Docket.Builder b = Docket.builder(dataSource).schema(SCHEMA);
         if (config.equals("delete")) {
             b.historyRetention(Duration.ZERO);
         }
@@ -63,10 +66,10 @@ final class DocketSut implements Sut {
     }
 
     @Override
-    public void startWorkers(int concurrency, LongConsumer onStart) {
+    public void startWorkers(int concurrency, Starts onStart) {
         worker = docket.worker()
                 .queue("default", concurrency)
-                .handler("noop", Ping.class, (p, ctx) -> onStart.accept(p.seq()))
+                .handler("noop", Ping.class, (p, ctx) -> onStart.started(p.seq(), System.nanoTime()))
                 .start();
     }
 

@@ -4,7 +4,6 @@ import static org.jobrunr.server.BackgroundJobServerConfiguration.usingStandardB
 
 import java.time.Duration;
 import java.util.List;
-import java.util.function.LongConsumer;
 import java.util.stream.LongStream;
 import javax.sql.DataSource;
 import org.jobrunr.jobs.mappers.JobMapper;
@@ -38,7 +37,8 @@ final class JobRunrSut implements Sut {
 
     @Override
     public List<String> configs(String scenario) {
-        return scenario.equals("fairness") ? List.of() : List.of("poll " + POLL.toMillis() + "ms"); // no tenant caps
+        // fairness: no tenant caps to compare; scale-out measures Docket only
+        return scenario.equals("fairness") || scenario.equals("scaleout") ? List.of() : List.of("poll " + POLL.toMillis() + "ms");
     }
 
     @Override
@@ -61,7 +61,7 @@ final class JobRunrSut implements Sut {
     }
 
     @Override
-    public void startWorkers(int concurrency, LongConsumer onStart) {
+    public void startWorkers(int concurrency, Starts onStart) {
         JobRunrJobs.onStart = onStart;
         JobActivator activator = new JobActivator() {
             @Override

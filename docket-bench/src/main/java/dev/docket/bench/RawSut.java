@@ -9,7 +9,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.LongConsumer;
 import javax.sql.DataSource;
 
 /**
@@ -44,7 +43,7 @@ final class RawSut implements Sut {
     public List<String> configs(String scenario) {
         return switch (scenario) {
             case "drain", "steady", "soak" -> List.of("B=10", "B=100");
-            case "fairness" -> List.of(); // no tenants, nothing to compare
+            case "fairness", "scaleout" -> List.of(); // no tenants to compare; scale-out measures Docket only
             default -> List.of("B=10");
         };
     }
@@ -104,7 +103,7 @@ final class RawSut implements Sut {
     }
 
     @Override
-    public void startWorkers(int concurrency, LongConsumer onStart) {
+    public void startWorkers(int concurrency, Starts onStart) {
         running.set(true);
         for (int i = 0; i < concurrency; i++) {
             Thread t = new Thread(() -> work(onStart), "raw-worker-" + i);
@@ -114,7 +113,7 @@ final class RawSut implements Sut {
         }
     }
 
-    private void work(LongConsumer onStart) {
+    private void work(Starts onStart) {
         try (Connection c = DriverManager.getConnection(url);
              PreparedStatement claim = c.prepareStatement(CLAIM);
              PreparedStatement delete = c.prepareStatement("DELETE FROM raw_jobs WHERE id = ANY (?)")) {
@@ -125,7 +124,7 @@ final class RawSut implements Sut {
                     while (rs.next()) {
                         ids.add(rs.getLong(1));
                         String payload = rs.getString(2);
-                        onStart.accept(Long.parseLong(payload.replaceAll("\\D", "")));
+                        onStart.started(Long.parseLong(payload.replaceAll("\\D", "")), System.nanoTime());
                     }
                 }
                 if (ids.isEmpty()) {

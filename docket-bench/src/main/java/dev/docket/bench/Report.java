@@ -22,11 +22,14 @@ final class Report {
         this.options = options;
     }
 
-    void write() throws Exception {
+    /** Writes results.md, results.json and chart.svg into the output directory, and prints the Markdown if asked. */
+    void write(boolean print) throws Exception {
         Files.createDirectories(options.out());
         String md = markdown();
-        System.out.println();
-        System.out.println(md);
+        if (print) {
+            System.out.println();
+            System.out.println(md);
+        }
         Files.writeString(options.out().resolve("results.md"), md);
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("settings", settings);
@@ -49,7 +52,9 @@ final class Report {
         json.put("results", list);
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(options.out().resolve("results.json").toFile(), json);
         Files.writeString(options.out().resolve("chart.svg"), Chart.svg(rows, settings));
-        Bench.log("wrote " + options.out().resolve("results.md") + ", results.json, chart.svg");
+        if (print) {
+            Bench.log("wrote " + options.out().resolve("results.md") + ", results.json, chart.svg");
+        }
     }
 
     String markdown() {
@@ -72,35 +77,66 @@ final class Report {
         return sb.toString();
     }
 
-    /** Docket's best figure over the best of each other system, per scenario and metric. */
+    /**
+     * Docket's best figure over the best of each other system, per scenario and metric, and for drain also
+     * at each concurrency (the best configuration of each system at that concurrency).
+     */
     private String ratios() {
         StringBuilder sb = new StringBuilder("\n## Ratios (Docket's best configuration / each system's best; for jobs/s above 1 is Docket ahead, for ms below 1 is)\n\n");
         sb.append("| scenario | metric | vs | ratio |\n|---|---|---|---:|\n");
-        boolean any = false;
+        List<String[]> comparisons = new ArrayList<>();
         for (String metric : List.of("enqueue jobs/s|bulk", "enqueue jobs/s|single", "drain jobs/s|drain",
                 "pickup p50 ms|pickup", "pickup p99 ms|pickup")) {
             String[] mk = metric.split("\\|");
-            boolean lowerBetter = mk[0].endsWith("ms");
-            Double docket = best("docket", mk[1], mk[0], lowerBetter);
+            comparisons.add(new String[]{mk[1], mk[0], ""});
+        }
+        for (int c : options.concurrencies()) {
+            comparisons.add(new String[]{"drain", "drain jobs/s", " c=" + c});
+        }
+        boolean any = false;
+        for (String[] cmp : comparisons) {
+            boolean lowerBetter = cmp[1].endsWith("ms");
+            Double docket = best("docket", cmp[0], cmp[1], cmp[2], lowerBetter);
             if (docket == null) {
                 continue;
             }
             for (String other : options.systems()) {
-                Double v = other.equals("docket") ? null : best(other, mk[1], mk[0], lowerBetter);
+                Double v = other.equals("docket") ? null : best(other, cmp[0], cmp[1], cmp[2], lowerBetter);
                 if (v != null && v > 0) {
                     any = true;
-                    sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %.3g× |%n", mk[1], mk[0], other, docket / v));
+                    sb.append(String.format(Locale.ROOT, "| %s%s | %s | %s | %.3g× |%n", cmp[0], cmp[2], cmp[1], other,
+                            docket / v));
                 }
             }
+        }
+        return (any ? sb.toString() : "") + scaleOut();
+    }
+
+    /** Each scale-out figure over the one-JVM figure at the same concurrency. */
+    private String scaleOut() {
+        StringBuilder sb = new StringBuilder("\n## Scale-out (total jobs/s over one JVM's, same concurrency per JVM)\n\n"
+                + "| worker JVMs | jobs/s | × one JVM |\n|---|---:|---:|\n");
+        boolean any = false;
+        for (Bench.Row r : rows) {
+            if (!r.scenario().equals("scaleout") || r.values().isEmpty()) {
+                continue;
+            }
+            String c = r.config().substring(r.config().indexOf(" × "));
+            Double one = rows.stream().filter(o -> o.scenario().equals("scaleout") && o.config().equals("1 JVM" + c)
+                    && !o.values().isEmpty()).map(Bench.Row::median).findFirst().orElse(null);
+            any = true;
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %s |%n", r.config(), fmt(r.median()),
+                    one == null ? "n/a" : String.format(Locale.ROOT, "%.2f×", r.median() / one)));
         }
         return any ? sb.toString() : "";
     }
 
-    private Double best(String system, String scenario, String metric, boolean lowerBetter) {
+    /** The best median of a system's rows for this scenario and metric whose config ends with {@code suffix}. */
+    private Double best(String system, String scenario, String metric, String suffix, boolean lowerBetter) {
         Double best = null;
         for (Bench.Row r : rows) {
             if (r.system().equals(system) && r.scenario().equals(scenario) && r.metric().equals(metric)
-                    && !r.values().isEmpty()) {
+                    && r.config().endsWith(suffix) && !r.values().isEmpty()) {
                 double m = r.median();
                 if (best == null || (lowerBetter ? m < best : m > best)) {
                     best = m;

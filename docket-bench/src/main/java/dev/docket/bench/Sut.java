@@ -1,12 +1,11 @@
 package dev.docket.bench;
 
 import java.util.List;
-import java.util.function.LongConsumer;
 import javax.sql.DataSource;
 
 /**
  * One system under test, opened on a fresh database for each measurement. Jobs are no-ops that carry a
- * sequence number; the worker calls {@code onStart} with it when the handler starts.
+ * sequence number; the worker tells {@link Starts} when the handler starts.
  */
 interface Sut extends AutoCloseable {
 
@@ -24,8 +23,18 @@ interface Sut extends AutoCloseable {
     /** Enqueues one job in its own transaction; safe to call from several threads. */
     void enqueueOne(long seq) throws Exception;
 
+    /** Told when a handler starts: the job's sequence number and {@link System#nanoTime()} at its start. */
+    @FunctionalInterface
+    interface Starts {
+        /** For runs that measure no latency: a system may then skip reporting starts altogether. */
+        Starts NONE = (seq, nanoTime) -> {
+        };
+
+        void started(long seq, long nanoTime);
+    }
+
     /** Starts workers with this many concurrent handlers. */
-    void startWorkers(int concurrency, LongConsumer onStart) throws Exception;
+    void startWorkers(int concurrency, Starts onStart) throws Exception;
 
     void stopWorkers() throws Exception;
 

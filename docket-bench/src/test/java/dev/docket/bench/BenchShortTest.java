@@ -9,8 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Keeps the harness working: a short run for Docket and raw SQL yields a row per system and scenario, and
- * Docket's fairness rows for both configurations. No speed.
+ * Keeps the harness working: a short run for Docket and raw SQL yields a row per system and scenario,
+ * Docket's fairness rows for both configurations and its scale-out rows for one and two worker JVMs. No
+ * speed.
  */
 class BenchShortTest {
 
@@ -18,7 +19,8 @@ class BenchShortTest {
     void shortRunProducesARowPerSystemAndScenario(@TempDir Path out) throws Exception {
         List<String> scenarios = List.of("bulk", "single", "drain", "steady", "pickup");
         BenchOptions options = BenchOptions.parse(new String[]{"--short", "--systems", "docket,raw", "--scenarios",
-                String.join(",", scenarios) + ",fairness", "--jobs", "2000", "--concurrency", "8", "--out", out.toString()});
+                String.join(",", scenarios) + ",fairness,scaleout", "--jobs", "2000", "--concurrency", "8",
+                "--processes", "1,2", "--out", out.toString()});
 
         List<Bench.Row> rows = new Bench(options).run();
 
@@ -42,8 +44,13 @@ class BenchShortTest {
         }
         assertThat(rows).filteredOn(r -> r.scenario().equals("fairness")).extracting(Bench.Row::system)
                 .containsOnly("docket");
+        assertThat(rows).filteredOn(r -> r.scenario().equals("scaleout"))
+                .allSatisfy(r -> assertThat(r.values()).singleElement().satisfies(v -> assertThat(v).isPositive()))
+                .extracting(r -> r.system() + " " + r.config() + ": " + r.metric())
+                .containsExactly("docket 1 JVM × c=8: scale-out jobs/s", "docket 2 JVMs × c=8: scale-out jobs/s");
         assertThat(out.resolve("results.md")).exists();
         assertThat(Files.readString(out.resolve("results.json"))).contains("\"results\"");
-        assertThat(Files.readString(out.resolve("chart.svg"))).startsWith("<svg");
+        assertThat(Files.readString(out.resolve("chart.svg"))).startsWith("<svg").contains("Scale-out");
+        assertThat(Files.readString(out.resolve("results.md"))).contains("| 2 JVMs × c=8 |");
     }
 }

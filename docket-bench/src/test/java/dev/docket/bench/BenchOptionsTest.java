@@ -1,0 +1,55 @@
+package dev.docket.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The command line of {@code bin/bench}: defaults, the peers and scale-out flags, and refused values. */
+class BenchOptionsTest {
+
+    @Test
+    void defaultsMeasureEverySystemAndScaleOutAtOneTwoAndFourProcesses() {
+        BenchOptions o = BenchOptions.parse(new String[0]);
+
+        assertThat(o.systems()).containsExactly("docket", "raw", "db-scheduler", "jobrunr", "graphile-worker", "pg-boss");
+        assertThat(o.scenarios()).contains("scaleout").doesNotContain("soak", "fairness");
+        assertThat(o.processes()).containsExactly(1, 2, 4);
+    }
+
+    @Test
+    void listsAreParsed() {
+        BenchOptions o = BenchOptions.parse(new String[]{"--systems", "graphile-worker,pg-boss", "--processes", "1, 3",
+                "--concurrency", "8,32,64"});
+
+        assertThat(o.systems()).containsExactly("graphile-worker", "pg-boss");
+        assertThat(o.processes()).isEqualTo(List.of(1, 3));
+        assertThat(o.concurrencies()).isEqualTo(List.of(8, 32, 64));
+    }
+
+    @Test
+    void malformedOversizedAndHostileListsAreRefusedWithTheOptionNamed() {
+        for (String bad : List.of("0", "-1", "2000", "x", "1,,2", "", "1;rm -rf /", "99999999999")) {
+            assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--processes", bad}))
+                    .as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--processes");
+            assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--concurrency", bad}))
+                    .as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--concurrency");
+        }
+    }
+
+    @Test
+    void unknownSystemsAreRefused() {
+        assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--systems", "docket,sidekiq"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown system sidekiq");
+    }
+
+    @Test
+    void aJdbcUrlBecomesTheNodeDriversConnectionFields() {
+        assertThat(NodeSut.connection("jdbc:postgresql://127.0.0.1:5433/bench_pg_boss_3?user=postgres&password=s%26cret"))
+                .containsEntry("host", "127.0.0.1").containsEntry("port", 5433).containsEntry("database", "bench_pg_boss_3")
+                .containsEntry("user", "postgres").containsEntry("password", "s&cret");
+        assertThat(NodeSut.connection("jdbc:postgresql://db.internal/queue")).containsEntry("port", 5432)
+                .doesNotContainKey("user");
+    }
+}
