@@ -216,8 +216,8 @@ class ShutdownTest extends DocketTest {
         closeAfter(executor);
         CompletableFuture<Long> pendingWhenSlotFreed = new CompletableFuture<>();
 
-        executor.execute(new ClaimedJob(1, "default", "work", "{\"n\":1}", 1, 0, Instant.EPOCH, 1, 3, null, null,
-                Instant.EPOCH), () -> pendingWhenSlotFreed.complete(completer.backlog()), () -> { });
+        executor.start(executor.hold(new ClaimedJob(1, "default", "work", "{\"n\":1}", 1, 0, Instant.EPOCH, 1, 3,
+                null, null, Instant.EPOCH)), () -> pendingWhenSlotFreed.complete(completer.backlog()), () -> { });
 
         assertThat(pendingWhenSlotFreed.get(10, TimeUnit.SECONDS))
                 .as("outcomes pending in the completer when the slot is freed").isEqualTo(1);

@@ -73,11 +73,6 @@ public final class JobExecutor implements AutoCloseable {
         this.timeouts = timer;
     }
 
-    /** Starts the job's handler at once: {@link #hold} then {@link #start}. */
-    public void execute(ClaimedJob job, Runnable handlerDone, Runnable settled) {
-        start(hold(job), handlerDone, settled);
-    }
-
     /**
      * Takes a claimed job into this worker's hands before its handler starts: from now on the
      * heartbeat extends its lease, and a cancel or a rescue marks it lost.

@@ -139,7 +139,7 @@ public final class Producer extends Service {
     }
 
     /** Jobs claimed ahead, waiting for a slot. */
-    public int heldAhead() {
+    private int heldAhead() {
         synchronized (ahead) {
             return ahead.size();
         }
