@@ -31,6 +31,32 @@ public interface JobContext {
      */
     void snooze(java.time.Duration delay);
 
+    /**
+     * Records a small result of this job for the jobs that depend on it ({@link #output}); a later call
+     * replaces it. Kept with the job: it moves to the history when the job completes (and is dropped
+     * with it by history retention; with retention 0 nothing is kept), or to the dead-letter table.
+     * Treated like a payload: never logged, shown only to roles that may read payloads. Written at
+     * once, fenced: an attempt that lost its lease records nothing. {@code null} records JSON null.
+     *
+     * @throws IllegalArgumentException if the value cannot be written as JSON or is over the payload size limit
+     * @throws IllegalStateException    if this attempt no longer holds the job (its lease was lost)
+     * @throws UnsupportedOperationException where the context is not a worker's (a hand-made test context)
+     */
+    default void recordOutput(Object value) {
+        throw new UnsupportedOperationException("recordOutput needs a worker's JobContext");
+    }
+
+    /**
+     * The output recorded by the completed job {@code jobId} (typically one this job depends on), mapped
+     * to {@code type}; empty when that job recorded none, has not completed, or its history is gone.
+     *
+     * @throws IllegalArgumentException if the output does not map to {@code type}
+     * @throws UnsupportedOperationException where the context is not a worker's (a hand-made test context)
+     */
+    default <T> java.util.Optional<T> output(long jobId, Class<T> type) {
+        throw new UnsupportedOperationException("output needs a worker's JobContext");
+    }
+
     /** Whether a failure of this attempt sends the job to the dead-letter table. */
     default boolean isLastAttempt() {
         return attempt() >= maxAttempts();

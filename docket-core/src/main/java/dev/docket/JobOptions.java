@@ -3,6 +3,8 @@ package dev.docket;
 import dev.docket.internal.text.TextRules;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -33,6 +35,8 @@ public final class JobOptions {
     public static final Instant EARLIEST_RUN_AT = Instant.parse("1970-01-01T00:00:00Z");
     /** The latest {@link Builder#runAt} accepted: 9999-12-31T23:59:59Z. */
     public static final Instant LATEST_RUN_AT = Instant.parse("9999-12-31T23:59:59Z");
+    /** The most jobs one job may depend on ({@link Builder#dependsOn}). */
+    public static final int MAX_DEPENDENCIES = 100_000;
 
     private static final JobOptions DEFAULTS = builder().build();
 
@@ -48,6 +52,8 @@ public final class JobOptions {
     private final Integer payloadVersion;
     private final Duration uniqueFor;
     private final Map<String, String> metadata;
+    private final long[] dependsOn;
+    private final DependencyMode dependencyMode;
 
     private JobOptions(Builder b) {
         this.queue = b.queue;
@@ -62,6 +68,8 @@ public final class JobOptions {
         this.payloadVersion = b.payloadVersion;
         this.uniqueFor = b.uniqueFor;
         this.metadata = Map.copyOf(b.metadata);
+        this.dependsOn = b.dependsOn;
+        this.dependencyMode = b.dependencyMode;
     }
 
     /** Queue {@code "default"}, priority 0, due now, the kind's max attempts, no unique key, no tenant. */
@@ -88,6 +96,8 @@ public final class JobOptions {
         b.payloadVersion = payloadVersion;
         b.uniqueFor = uniqueFor;
         b.metadata.putAll(metadata);
+        b.dependsOn = dependsOn;
+        b.dependencyMode = dependencyMode;
         return b;
     }
 
@@ -158,6 +168,21 @@ public final class JobOptions {
         return payloadVersion;
     }
 
+    /** The ids of the jobs this job waits for, in the order given (a copy); empty for none (the default). */
+    public long[] dependsOn() {
+        return dependsOn.clone();
+    }
+
+    /** {@link #dependsOn()} without the copy, for the row made at enqueue (mostly the shared empty array). */
+    long[] dependsOnIds() {
+        return dependsOn;
+    }
+
+    /** When the job runs given its dependencies, and what a failed one does to it; default {@link DependencyMode#ALL_COMPLETED}. */
+    public DependencyMode dependencyMode() {
+        return dependencyMode;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof JobOptions other && queue.equals(other.queue) && queueSet == other.queueSet
@@ -165,20 +190,22 @@ public final class JobOptions {
                 && Objects.equals(runAt, other.runAt) && Objects.equals(delay, other.delay)
                 && Objects.equals(maxAttempts, other.maxAttempts) && Objects.equals(uniqueKey, other.uniqueKey)
                 && Objects.equals(tenant, other.tenant) && Objects.equals(payloadVersion, other.payloadVersion)
-                && Objects.equals(uniqueFor, other.uniqueFor) && metadata.equals(other.metadata);
+                && Objects.equals(uniqueFor, other.uniqueFor) && metadata.equals(other.metadata)
+                && Arrays.equals(dependsOn, other.dependsOn) && dependencyMode == other.dependencyMode;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(queue, queueSet, priority, prioritySet, runAt, delay, maxAttempts, uniqueKey, tenant,
-                payloadVersion, uniqueFor, metadata);
+                payloadVersion, uniqueFor, metadata, Arrays.hashCode(dependsOn), dependencyMode);
     }
 
     @Override
     public String toString() {
         return "JobOptions[queue=" + queue + ", priority=" + priority + ", runAt=" + runAt + ", delay=" + delay
                 + ", maxAttempts=" + maxAttempts + ", uniqueKey=" + uniqueKey + ", tenant=" + tenant
-                + ", payloadVersion=" + payloadVersion + ", uniqueFor=" + uniqueFor + ", metadata=" + metadata.keySet() + "]";
+                + ", payloadVersion=" + payloadVersion + ", uniqueFor=" + uniqueFor + ", metadata=" + metadata.keySet()
+                + (dependsOn.length == 0 ? "" : ", dependsOn=" + dependsOn.length + " jobs (" + dependencyMode + ")") + "]";
     }
 
     /** Builds {@link JobOptions}; each setter checks its value and says what was wrong. */
@@ -195,6 +222,8 @@ public final class JobOptions {
         private Integer payloadVersion;
         private Duration uniqueFor;
         private final Map<String, String> metadata = new TreeMap<>();
+        private long[] dependsOn = new long[0];
+        private DependencyMode dependencyMode = DependencyMode.ALL_COMPLETED;
 
         private Builder() {
         }
@@ -321,6 +350,42 @@ public final class JobOptions {
                 throw new IllegalArgumentException("payloadVersion must be >= 1, was " + version);
             }
             this.payloadVersion = version;
+            return this;
+        }
+
+        /**
+         * The jobs this job waits for: it is {@link JobState#WAITING} (not claimable) until they settle it as
+         * its {@link #dependencyMode} says, and then becomes ready (or scheduled, if its {@link #runAt} is
+         * still ahead) in the transaction that finishes the last of them. A dependency that has already
+         * completed counts as done at enqueue (so a job whose dependencies all completed is ready at once).
+         * Replaces earlier ids; none (the default) for an ordinary job. Each id must be positive, at most
+         * {@link #MAX_DEPENDENCIES}, no id twice. An id that is in none of the jobs, history and dead-letter
+         * tables is refused at enqueue with an {@link IllegalArgumentException}, nothing inserted (with
+         * history retention 0, or once its history partition is dropped, a completed job is such an id).
+         * A job enqueued with a unique key that a live job holds is not inserted, and gets no dependencies.
+         */
+        public Builder dependsOn(long... jobIds) {
+            Objects.requireNonNull(jobIds, "jobIds");
+            if (jobIds.length > MAX_DEPENDENCIES) {
+                throw new IllegalArgumentException("a job may depend on at most " + MAX_DEPENDENCIES + " jobs, was "
+                        + jobIds.length);
+            }
+            HashSet<Long> seen = new HashSet<>();
+            for (long id : jobIds) {
+                if (id <= 0) {
+                    throw new IllegalArgumentException("dependsOn ids must be positive job ids, was " + id);
+                }
+                if (!seen.add(id)) {
+                    throw new IllegalArgumentException("dependsOn lists job " + id + " twice");
+                }
+            }
+            this.dependsOn = jobIds.clone();
+            return this;
+        }
+
+        /** When the job runs given its {@link #dependsOn} jobs; default {@link DependencyMode#ALL_COMPLETED}. */
+        public Builder dependencyMode(DependencyMode mode) {
+            this.dependencyMode = Objects.requireNonNull(mode, "mode");
             return this;
         }
 

@@ -12,7 +12,7 @@ SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max
        tenant, unique_key, metadata,
        errors || jsonb_build_array(jsonb_build_object(
            'attempt', attempt, 'at', now(), 'error', f_error, 'worker', locked_by)),
-       created_at, attempted_at, f_reason
+       created_at, attempted_at, output, f_reason
   FROM gone
 RETURNING id, attempt
 
@@ -30,7 +30,7 @@ SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max
        errors || jsonb_build_array(jsonb_build_object(
            'attempt', attempt, 'at', now(), 'worker', locked_by,
            'error', 'lease expired: worker ' || coalesce(locked_by, '?') || ' lost its lease')),
-       created_at, attempted_at,
+       created_at, attempted_at, output,
        'attempts exhausted (' || max_attempts || '); the last worker lost its lease'
   FROM gone
 RETURNING id, queue, kind
@@ -119,6 +119,7 @@ UPDATE {{schema}}.dead_jobs d
 -- name: deadJobReplay
 -- Replays dead jobs: back to ready with a fresh attempt budget, keeping their error history.
 -- A dead job whose unique key a live job holds now stays dead (replaying it would duplicate).
+-- Jobs may still wait for it (DependencyMode.WAIT_FOR_REPLAY): it must settle them again.
 WITH revived AS (
     DELETE FROM {{schema}}.dead_jobs d
      WHERE d.id = ANY (?::bigint[])
@@ -126,9 +127,11 @@ WITH revived AS (
     RETURNING d.*
 ), inserted AS (
     INSERT INTO {{schema}}.jobs (id, queue, kind, payload, payload_version, priority, state, run_at,
-                                 attempt, max_attempts, tenant, unique_key, metadata, errors, created_at)
+                                 attempt, max_attempts, tenant, unique_key, metadata, errors, created_at,
+                                 has_dependents)
     SELECT id, queue, kind, payload, payload_version, priority, 'ready', now(), 0, max_attempts,
-           tenant, unique_key, metadata, errors, created_at
+           tenant, unique_key, metadata, errors, created_at,
+           EXISTS (SELECT 1 FROM {{schema}}.job_dependencies d WHERE d.depends_on = revived.id)
       FROM revived
     RETURNING id, queue
 )

@@ -3,7 +3,7 @@
 
 -- fragment: jobColumns
 id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts,
-tenant, unique_key, metadata, errors, created_at, attempted_at
+tenant, unique_key, metadata, errors, created_at, attempted_at, output
 
 -- fragment: jobFence
 -- Fenced: a row matches only while this worker still holds this attempt's claim. Fenced

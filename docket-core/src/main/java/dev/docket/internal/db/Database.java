@@ -30,6 +30,8 @@ public final class Database {
     private final SloQueries slos;
     private final DoctorQueries doctor;
     private final ExplainQueries explain;
+    private final DependencyQueries dependencies;
+    private final WorkflowQueries workflows;
 
     public Database(DataSource dataSource, SchemaName schemaName, ObjectMapper json) {
         this(dataSource, schemaName, json, NetworkTimeout.NONE);
@@ -57,6 +59,8 @@ public final class Database {
         this.slos = new SloQueries(jdbc, sql);
         this.doctor = new DoctorQueries(jdbc, sql);
         this.explain = new ExplainQueries(jdbc, sql);
+        this.dependencies = new DependencyQueries(sql);
+        this.workflows = new WorkflowQueries(jdbc, sql);
     }
 
     /** A database call whose {@link SQLException} the public API reports as a {@link DocketException}. */
@@ -170,5 +174,15 @@ public final class Database {
     /** What "why is this job not running?" reads. */
     public ExplainQueries explain() {
         return explain;
+    }
+
+    /** Jobs that wait for other jobs. */
+    public DependencyQueries dependencies() {
+        return dependencies;
+    }
+
+    /** Workflows, their steps, and recorded outputs. */
+    public WorkflowQueries workflows() {
+        return workflows;
     }
 }

@@ -38,6 +38,7 @@ public final class JobInserter implements AutoCloseable {
     private final EnqueueNotifier notifier;
     private final Consumer<Set<String>> wakeLocalWorkers;
     private final ExternalTransactions externalTransactions;
+    private final DependencyLinker dependencies;
 
     /**
      * {@code notifier} null: enqueues notify nobody, and workers find jobs by polling.
@@ -51,6 +52,7 @@ public final class JobInserter implements AutoCloseable {
         this.notifier = notifier;
         this.wakeLocalWorkers = wakeLocalWorkers;
         this.externalTransactions = externalTransactions;
+        this.dependencies = new DependencyLinker(store.dependencies());
     }
 
     /** Inserts the rows inside the caller's transaction; never commits, rolls back or closes {@code tx}. */
@@ -90,12 +92,12 @@ public final class JobInserter implements AutoCloseable {
     }
 
     /**
-     * Inserts the rows in a transaction of their own: one job commits by itself (auto-commit, no
-     * round trip for BEGIN and COMMIT), many commit together or not at all.
+     * Inserts the rows in a transaction of their own: one job without dependencies commits by itself
+     * (auto-commit, no round trip for BEGIN and COMMIT), anything else commits together or not at all.
      */
     public List<Enqueued> insertOwnTransaction(List<InsertRow> rows) throws SQLException {
         Set<String> readyQueues = new LinkedHashSet<>();
-        if (rows.size() == 1) {
+        if (rows.size() == 1 && !rows.getFirst().hasDependencies()) {
             return jdbc.autoCommit(c -> {
                 List<Enqueued> result = insert(c, rows, readyQueues);
                 // The insert committed by itself: local workers first, then the notification's round trip.
@@ -119,11 +121,20 @@ public final class JobInserter implements AutoCloseable {
             return List.of();
         }
         schemaCheck.require(c);
+        // Jobs without dependencies pay one pass over the rows here, and nothing else.
+        DependencyLinker.Checked dependencyCheck = null;
+        for (InsertRow row : rows) {
+            if (row.hasDependencies()) {
+                dependencyCheck = dependencies.check(c, rows);
+                break;
+            }
+        }
         List<Inserted> inserted = store.jobInserts().insertMany(c, rows);
+        Set<Integer> notReady = dependencyCheck == null ? Set.of() : dependencyCheck.link(c, rows, inserted);
         List<Enqueued> ids = new ArrayList<>(inserted.size());
         for (int i = 0; i < inserted.size(); i++) {
             ids.add(new Enqueued(inserted.get(i).id(), inserted.get(i).inserted()));
-            if (inserted.get(i).ready()) {
+            if (inserted.get(i).ready() && !notReady.contains(i)) {
                 readyQueues.add(rows.get(i).queue());
             }
         }

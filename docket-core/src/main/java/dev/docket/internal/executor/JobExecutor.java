@@ -18,6 +18,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -53,6 +54,7 @@ public final class JobExecutor implements AutoCloseable {
     private final String workerId;
     private final JobObserver observer;
     private final ScheduledExecutorService timeouts;
+    private final RecordedOutputs outputs;
 
     /** {@code completer} may be null for an executor that only {@link #runHere runs jobs on the caller's thread}. */
     public JobExecutor(Map<String, HandlerBinding<?>> handlers, Function<String, RetryPolicy> retryPolicies,
@@ -71,6 +73,7 @@ public final class JobExecutor implements AutoCloseable {
         // Most attempts end long before their timeout: their cancelled timers must not pile up.
         timer.setRemoveOnCancelPolicy(true);
         this.timeouts = timer;
+        this.outputs = new RecordedOutputs(store.workflows(), codec, workerId);
     }
 
     /**
@@ -186,7 +189,7 @@ public final class JobExecutor implements AutoCloseable {
             // A payload that does not fit its type will not fit on the next attempt either.
             return new Outcome.Dead(job.fence(), e.getMessage(), e.getMessage());
         }
-        Context ctx = new Context(job);
+        Context ctx = new Context(job, outputs);
         try {
             binding.invoke(payload, ctx);
             if (ctx.snoozeMillis >= 0) {
@@ -276,10 +279,12 @@ public final class JobExecutor implements AutoCloseable {
     /** What a handler sees of its attempt; remembers a snooze request. */
     private static final class Context implements JobContext {
         private final ClaimedJob job;
+        private final RecordedOutputs outputs;
         private volatile long snoozeMillis = -1;
 
-        Context(ClaimedJob job) {
+        Context(ClaimedJob job, RecordedOutputs outputs) {
             this.job = job;
+            this.outputs = outputs;
         }
 
         @Override
@@ -318,6 +323,16 @@ public final class JobExecutor implements AutoCloseable {
                 throw new IllegalArgumentException("snooze delay must be from 0 to 365 days, was " + delay);
             }
             snoozeMillis = delay.toMillis();
+        }
+
+        @Override
+        public void recordOutput(Object value) {
+            outputs.record(job.fence(), value);
+        }
+
+        @Override
+        public <T> Optional<T> output(long jobId, Class<T> type) {
+            return outputs.read(jobId, type);
         }
     }
 
