@@ -69,6 +69,7 @@ public final class Docket extends Enqueuer implements AutoCloseable {
     private final Shared shared;
     private final Duration migrationLockTimeout;
     private final JobInserter inserter;
+    private final Workflows workflows;
     /** Not a MeterRegistry field: reflection on Docket (a framework's bean introspection) must not need Micrometer. */
     private final Optional<MeterRegistry> meterRegistry;
     private final KindLabels kindLabels;
@@ -95,6 +96,7 @@ public final class Docket extends Enqueuer implements AutoCloseable {
         this.inserter = new JobInserter(dataSource, store, schemaGuard::require,
                 b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null, this::wakeLocalWorkers,
                 b.externalTransactions);
+        this.workflows = new Workflows(store, kinds, inserter);
         this.gauges = b.meterRegistry == null ? null : QueueGauges.of(b.meterRegistry, store, kindLabels, b.metricsInterval);
         if (gauges != null) {
             gauges.start();
@@ -153,6 +155,25 @@ public final class Docket extends Enqueuer implements AutoCloseable {
         }
     }
 
+    /**
+     * Enqueues a workflow's steps as jobs that wait for each other, in one transaction of its own (an
+     * enqueue that joins a transaction managed elsewhere takes {@link #enqueueWorkflow(Connection, Workflow)}).
+     *
+     * @return the workflow's id, for {@link DocketAdmin#workflow}
+     */
+    public long enqueueWorkflow(Workflow workflow) {
+        return workflows.enqueue(null, java.util.Objects.requireNonNull(workflow, "workflow"));
+    }
+
+    /**
+     * Enqueues a workflow inside the caller's transaction: it exists (steps, jobs and all) if and only if
+     * that transaction commits. Never commits, rolls back or closes {@code tx}.
+     */
+    public long enqueueWorkflow(Connection tx, Workflow workflow) {
+        return workflows.enqueue(java.util.Objects.requireNonNull(tx, "tx"),
+                java.util.Objects.requireNonNull(workflow, "workflow"));
+    }
+
     /** Finds a job wherever it lives: waiting or running, completed or cancelled, or dead. */
     public Optional<JobInfo> job(long id) {
         return call("looking up job " + id, () -> store.jobs().find(id));
@@ -172,7 +193,7 @@ public final class Docket extends Enqueuer implements AutoCloseable {
 
     /** Listings, statistics and dead-letter replay; see {@link DocketAdmin}. */
     public DocketAdmin admin() {
-        return new DocketAdmin(store, shared.codec(), schema.name(), shared.historyRetention());
+        return new DocketAdmin(store, shared.codec(), schema.name(), shared.historyRetention(), workflows);
     }
 
     /**

@@ -32,12 +32,38 @@ public final class DocketAdmin {
     private final PayloadRepairs repairs;
     private final String schema;
     private final Duration historyRetention;
+    private final Workflows workflows;
 
-    DocketAdmin(Database store, PayloadCodec codec, String schema, Duration historyRetention) {
+    DocketAdmin(Database store, PayloadCodec codec, String schema, Duration historyRetention, Workflows workflows) {
         this.store = store;
+        this.workflows = workflows;
         this.repairs = new PayloadRepairs(store, codec);
         this.schema = schema;
         this.historyRetention = historyRetention;
+    }
+
+    /** A workflow with each step's state ({@link Docket#enqueueWorkflow}); empty for an unknown id. */
+    public Optional<WorkflowInfo> workflow(long workflowId) {
+        return workflows.find(workflowId);
+    }
+
+    /**
+     * Cancels every step of the workflow that has not finished (running steps are interrupted at their
+     * worker's next heartbeat); returns how many. 0 for an unknown or finished workflow.
+     */
+    public long cancelWorkflow(long workflowId) {
+        return workflows.cancel(workflowId);
+    }
+
+    /**
+     * Re-runs the workflow's failed steps and what depends on them, in one transaction: dead steps are
+     * replayed (same job, fresh attempts), cancelled steps (cancelled because a step they waited for
+     * failed, or by {@link #cancelWorkflow}) are enqueued again as new jobs waiting for their steps'
+     * current jobs. Returns how many steps it re-ran; 0 when none failed or the id is unknown. A dead
+     * step whose unique key a live job holds stays dead, as with {@link #replayDead}.
+     */
+    public int retryWorkflow(long workflowId) {
+        return workflows.retry(workflowId);
     }
 
     /** One page of jobs, wherever they live, newest first. */

@@ -10,3 +10,60 @@ UPDATE {{schema}}.jobs j SET output = ?::jsonb
 -- name: workflowCompletedOutput
 SELECT output::text AS output FROM {{schema}}.job_history
  WHERE id = ? AND state = 'completed' AND output IS NOT NULL
+
+-- name: workflowInsert
+INSERT INTO {{schema}}.workflows (name, dependency_mode) VALUES (?, ?) RETURNING id
+
+-- name: workflowInsertSteps
+-- depends_on comes as one JSON array of names per step.
+INSERT INTO {{schema}}.workflow_steps (workflow_id, step, job_id, depends_on)
+SELECT ?, s.step, s.job_id, ARRAY(SELECT jsonb_array_elements_text(s.depends_on::jsonb))
+  FROM unnest(?::text[], ?::bigint[], ?::text[]) AS s(step, job_id, depends_on)
+
+-- name: workflowFind
+SELECT id, name, dependency_mode, created_at FROM {{schema}}.workflows WHERE id = ?
+
+-- name: workflowSteps
+-- Each step with where its job is now; a job in none of the tables (history retention) has no state.
+SELECT s.step, s.job_id, s.depends_on, coalesce(j.kind, h.kind, d.kind) AS kind,
+       coalesce(j.state, h.state, CASE WHEN d.id IS NOT NULL THEN 'dead' END) AS state
+  FROM {{schema}}.workflow_steps s
+  LEFT JOIN {{schema}}.jobs j ON j.id = s.job_id
+  LEFT JOIN LATERAL (SELECT kind, state FROM {{schema}}.job_history WHERE id = s.job_id LIMIT 1) h ON true
+  LEFT JOIN {{schema}}.dead_jobs d ON d.id = s.job_id
+ WHERE s.workflow_id = ?
+ ORDER BY s.job_id
+
+-- name: workflowCancel
+-- Every live step at once, to the history as cancelled; a running step's worker finds out at its next
+-- heartbeat. Steps that waited for them are in the same statement, so the trigger finds none to settle.
+WITH gone AS (
+    DELETE FROM {{schema}}.jobs
+     WHERE id IN (SELECT job_id FROM {{schema}}.workflow_steps WHERE workflow_id = ?)
+    RETURNING *
+), moved AS (
+    INSERT INTO {{schema}}.job_history ({{jobColumns}}, state)
+    SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts, tenant, unique_key,
+           metadata || jsonb_build_object('docket.cancelReason', 'workflow cancelled'), errors, created_at,
+           attempted_at, output, 'cancelled'
+      FROM gone
+)
+SELECT count(*) AS cancelled FROM gone
+
+-- name: workflowRetryTargets
+-- The steps a retry re-runs: dead ones (replayed) and cancelled ones (enqueued again from their
+-- history row). Locks the workflow's steps, so two retries of one workflow run one after the other.
+SELECT s.step, s.job_id, s.depends_on, d.id IS NOT NULL AS dead,
+       h.queue, h.kind, h.payload::text AS payload, h.payload_version, h.priority, h.max_attempts, h.tenant,
+       (h.metadata - 'docket.cancelReason')::text AS metadata
+  FROM {{schema}}.workflow_steps s
+  LEFT JOIN {{schema}}.dead_jobs d ON d.id = s.job_id
+  LEFT JOIN {{schema}}.job_history h ON h.id = s.job_id AND h.state = 'cancelled'
+ WHERE s.workflow_id = ? AND (d.id IS NOT NULL OR h.id IS NOT NULL)
+   FOR UPDATE OF s
+
+-- name: workflowStepJobs
+SELECT step, job_id FROM {{schema}}.workflow_steps WHERE workflow_id = ?
+
+-- name: workflowMoveStep
+UPDATE {{schema}}.workflow_steps SET job_id = ? WHERE workflow_id = ? AND step = ?
