@@ -174,6 +174,16 @@ public final class Docket extends Enqueuer implements AutoCloseable {
                 java.util.Objects.requireNonNull(workflow, "workflow"));
     }
 
+    /** Enqueues a batch and its callbacks in one transaction of its own; see {@link Batch}. */
+    public BatchEnqueued enqueueBatch(Batch batch) {
+        return workflows.enqueue(null, java.util.Objects.requireNonNull(batch, "batch"));
+    }
+
+    /** Enqueues a batch and its callbacks inside the caller's transaction (never committed, rolled back or closed here). */
+    public BatchEnqueued enqueueBatch(Connection tx, Batch batch) {
+        return workflows.enqueue(java.util.Objects.requireNonNull(tx, "tx"), java.util.Objects.requireNonNull(batch, "batch"));
+    }
+
     /** Finds a job wherever it lives: waiting or running, completed or cancelled, or dead. */
     public Optional<JobInfo> job(long id) {
         return call("looking up job " + id, () -> store.jobs().find(id));

@@ -24,7 +24,8 @@ import java.util.stream.Collectors;
 /**
  * What a {@link Workflow} is in the database: enqueued as jobs that depend on each other (a layer of
  * steps per insert, each layer depending on the ids of the ones before), with its steps recorded by
- * name; viewed, cancelled and retried as a whole.
+ * name; viewed, cancelled and retried as a whole. A {@link Batch} is the simplest such graph: its jobs,
+ * and callbacks that depend on all of them.
  */
 final class Workflows {
 
@@ -76,6 +77,28 @@ final class Workflows {
                 workflow.steps().stream().map(s -> s.after().stream().map(Workflows::jsonString)
                         .collect(Collectors.joining(",", "[", "]"))).toList());
         return id;
+    }
+
+    /** Enqueues the batch's jobs, then its callbacks depending on all of them, in {@code tx} or a transaction of its own. */
+    BatchEnqueued enqueue(Connection tx, Batch batch) {
+        return call("enqueueing a batch of " + batch.jobs().size() + " jobs",
+                () -> tx != null ? enqueueIn(tx, batch) : jdbc.transaction(c -> enqueueIn(c, batch)));
+    }
+
+    private BatchEnqueued enqueueIn(Connection c, Batch batch) throws SQLException {
+        List<Long> ids = inserter.insert(c, kinds.rows(batch.jobs())).stream().map(Enqueued::id).toList();
+        long[] all = ids.stream().distinct().mapToLong(Long::longValue).toArray();
+        return new BatchEnqueued(ids, callback(c, batch.onAllFinished(), all, DependencyMode.ALL_FINISHED),
+                callback(c, batch.onAllSucceeded(), all, DependencyMode.ALL_COMPLETED),
+                callback(c, batch.onAnyDied(), all, DependencyMode.ANY_DIED));
+    }
+
+    private Long callback(Connection c, NewJob job, long[] batchJobs, DependencyMode mode) throws SQLException {
+        if (job == null) {
+            return null;
+        }
+        JobOptions options = job.options().toBuilder().dependsOn(batchJobs).dependencyMode(mode).build();
+        return inserter.insert(c, List.of(kinds.row(NewJob.of(job.kind(), job.payload(), options)))).getFirst().id();
     }
 
     Optional<WorkflowInfo> find(long id) {
