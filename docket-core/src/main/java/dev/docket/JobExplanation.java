@@ -76,6 +76,11 @@ public record JobExplanation(long jobId, JobState state, String queue, String ki
         /** Its lease ran out while running: the maintenance leader's rescuer puts it back; facts: {@code leaseUntil}. */
         LEASE_EXPIRED,
         /** Not waiting: it completed, was cancelled or is dead; facts: {@code finishedAt}, and {@code reason} when dead. */
-        FINISHED
+        FINISHED,
+        /**
+         * Waiting for jobs it depends on ({@link JobOptions.Builder#dependsOn}); facts: {@code waitingFor} (how many),
+         * {@code dependencies} (the first ten ids, comma-separated), {@code mode}.
+         */
+        WAITING_FOR_DEPENDENCIES
     }
 }

@@ -77,6 +77,24 @@ class DependencyTest extends DocketTest {
     }
 
     @Test
+    void explainSaysWhichDependenciesAJobWaitsFor() {
+        Docket docket = docket();
+        long a = docket.enqueue("step", new Step("A"));
+        long b = docket.enqueue("step", new Step("B"));
+        long d = docket.enqueue("step", new Step("D"), after(DependencyMode.WAIT_FOR_REPLAY, a, b));
+        completeInSql(a);
+
+        JobExplanation why = docket.admin().explain(d).orElseThrow();
+
+        assertThat(why.state()).isEqualTo(JobState.WAITING);
+        JobExplanation.Reason reason = why.reasons().getFirst();
+        assertThat(reason.code()).isEqualTo(JobExplanation.Code.WAITING_FOR_DEPENDENCIES);
+        assertThat(reason.facts()).containsEntry("waitingFor", "1").containsEntry("dependencies", Long.toString(b))
+                .containsEntry("mode", "wait");
+        assertThat(reason.message()).contains(b + " (ready)");
+    }
+
+    @Test
     void dependingOnACompletedJobIsReadyAtOnce() {
         Docket docket = docket();
         long a = docket.enqueue("step", new Step("A"));

@@ -35,3 +35,6 @@ SELECT d.depends_on, d.mode, coalesce(j.state, 'dead') AS state
  WHERE d.job_id = ?
  ORDER BY d.depends_on
  LIMIT ?
+
+-- name: dependencyWaitingCount
+SELECT waiting_for AS n FROM {{schema}}.jobs WHERE id = ? AND state = 'waiting'

@@ -59,7 +59,7 @@ public final class Database {
         this.slos = new SloQueries(jdbc, sql);
         this.doctor = new DoctorQueries(jdbc, sql);
         this.explain = new ExplainQueries(jdbc, sql);
-        this.dependencies = new DependencyQueries(sql);
+        this.dependencies = new DependencyQueries(jdbc, sql);
         this.workflows = new WorkflowQueries(jdbc, sql);
     }
 

@@ -8,11 +8,29 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Dependencies at enqueue, on the caller's connection, in its transaction (never commits, rolls back or closes it). */
-public record DependencyQueries(Statements sql) {
+/**
+ * Dependencies: at enqueue on the caller's connection, in its transaction (never commits, rolls back or
+ * closes it); and what a waiting job waits for.
+ */
+public record DependencyQueries(Jdbc jdbc, Statements sql) {
 
     /** One unsettled edge: {@code jobId} waits for {@code dependsOn}, as {@code mode} (job_dependencies.mode) says. */
     public record Edge(long dependsOn, long jobId, String mode) {
+    }
+
+    /** An unsettled dependency of a waiting job: its id, the dependent's mode, and its state ('dead' when not live). */
+    public record Pending(long dependsOn, String mode, String state) {
+    }
+
+    /** The first {@code limit} dependencies {@code jobId} still waits for, by id. */
+    public List<Pending> waitingFor(long jobId, int limit) throws SQLException {
+        return jdbc.list(sql.get("dependencyWaitingFor"), p -> p.int8(jobId).int4(limit),
+                rs -> new Pending(rs.getLong("depends_on"), rs.getString("mode"), rs.getString("state")));
+    }
+
+    /** How many dependencies a waiting job still waits for (0 for any other job). */
+    public int waitingCount(long jobId) throws SQLException {
+        return jdbc.first(sql.get("dependencyWaitingCount"), p -> p.int8(jobId), rs -> rs.getInt("n")).orElse(0);
     }
 
     /** Marks and locks the live jobs among {@code ids} until the transaction ends; returns them. */

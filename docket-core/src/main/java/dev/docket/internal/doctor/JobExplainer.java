@@ -43,6 +43,7 @@ public final class JobExplainer {
         List<Reason> reasons = switch (job.state()) {
             case "running" -> running(job, workers);
             case "scheduled" -> scheduled(job, workers);
+            case "waiting" -> DependencyWaits.reasons(store, job.id());
             default -> ready(job, workers);
         };
         return Optional.of(new JobExplanation(job.id(), JobState.valueOf(job.state().toUpperCase(Locale.ROOT)),
