@@ -16,6 +16,7 @@ import dev.docket.server.api.QueuesApi;
 import dev.docket.server.api.SecurityHeaders;
 import dev.docket.server.api.SessionsApi;
 import dev.docket.server.api.SlosApi;
+import dev.docket.server.api.WorkflowsApi;
 import dev.docket.server.api.StatusApi;
 import dev.docket.server.auth.Sessions;
 import dev.docket.server.auth.TokenStore;
@@ -154,6 +155,7 @@ public final class DocketServer implements AutoCloseable {
         new QueuesApi(docket.admin(), bodies).register(app);
         new DoctorApi(docket.admin()).register(app);
         new SlosApi(docket.admin(), bodies).register(app);
+        new WorkflowsApi(docket, bodies).register(app);
         SloGauges slos = new SloGauges(docket, metrics.registry());
         metrics.onRefresh(stats -> slos.refresh());
         new Dashboard(metrics).register(app);
