@@ -1,4 +1,4 @@
-// Boot and routing: hash routes (#/overview, #/jobs, #/jobs/ID, #/dlq, #/doctor), one view at a time.
+// Boot and routing: hash routes (#/overview, #/jobs, #/jobs/ID, #/dlq, #/doctor, #/workflows/ID), one view at a time.
 // A view is a function (main, route, session) that renders into main and may return a cleanup
 // function, called before the next view renders (to stop its timers).
 
@@ -9,6 +9,7 @@ import { renderOverview } from './overview.js';
 import { renderJobs, renderJob } from './jobs.js';
 import { renderDeadLetters } from './dlq.js';
 import { renderDoctor } from './doctor.js';
+import { renderWorkflow } from './workflows.js';
 
 const main = document.getElementById('main');
 const topbar = document.getElementById('topbar');
@@ -68,6 +69,10 @@ function route() {
   } else if (section === 'dlq') {
     setNav('dlq');
     view = renderDeadLetters;
+  } else if (section === 'workflows') {
+    // Reached from a step's job page (its workflow tag) or by id; the narrow top bar has no room for a link.
+    setNav(null);
+    view = renderWorkflow;
   } else if (section === 'doctor') {
     setNav('doctor');
     view = renderDoctor;

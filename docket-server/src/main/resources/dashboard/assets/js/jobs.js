@@ -209,11 +209,15 @@ function facts(job) {
   ];
   for (const [key, value] of Object.entries(job.metadata || {})) {
     // Repairs are the timeline's; every other entry is a tag (text).
-    if (key !== 'docket.repairs') rows.push(['Tag: ' + key, typeof value === 'string' ? value : JSON.stringify(value)]);
+    if (key === 'docket.workflow' && /^[1-9][0-9]*$/.test(value)) {
+      rows.push(['Workflow', h('a', { href: '#/workflows/' + value, id: 'job-workflow', text: 'workflow ' + value })]);
+    } else if (key !== 'docket.repairs') {
+      rows.push(['Tag: ' + key, typeof value === 'string' ? value : JSON.stringify(value)]);
+    }
   }
   return h('dl', { class: 'facts' }, rows.map(([k, v]) => [
     h('dt', { text: k }),
-    h('dd', { class: v === null || v === undefined || v === '' ? 'muted' : null, text: v === null || v === undefined || v === '' ? '—' : v }),
+    v instanceof Node ? h('dd', {}, v) : h('dd', { class: v === null || v === undefined || v === '' ? 'muted' : null, text: v === null || v === undefined || v === '' ? '—' : v }),
   ]));
 }
 

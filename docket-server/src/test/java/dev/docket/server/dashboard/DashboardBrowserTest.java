@@ -545,7 +545,8 @@ class DashboardBrowserTest {
     @Test
     void everyPageRendersWithoutCspViolations() throws IOException {
         login(ADMIN);
-        for (String page : List.of("#/overview", "#/jobs", "#/jobs?state=dead", "#/jobs/" + flakyJob, "#/dlq", "#/doctor")) {
+        for (String page : List.of("#/overview", "#/jobs", "#/jobs?state=dead", "#/jobs/" + flakyJob, "#/dlq", "#/doctor",
+                "#/workflows")) {
             go(page);
             awaitLoaded();
             switch (page) {
@@ -604,6 +605,52 @@ class DashboardBrowserTest {
         go("#/jobs/" + reportJob);
         wait.until(ExpectedConditions.attributeToBe(By.cssSelector("#job-explain .explain-line"), "data-code", "scheduled"));
         assertThat(text(By.cssSelector("#job-explain .explain-line"))).startsWith("Why it is not running: Scheduled for ");
+    }
+
+    /**
+     * The workflow page draws the graph: one box per step coloured by its job's state, an arrow per edge;
+     * cancelling its first step (which cancels what waits for it) shows every step cancelled.
+     */
+    @Test
+    void workflowPageDrawsTheGraphWithEachStepsState() throws IOException {
+        // A queue of its own that no worker serves, so that the steps stay as enqueued; cancelled at the end.
+        JobOptions unserved = JobOptions.builder().queue("wf_demo").build();
+        long id = docket.enqueueWorkflow(dev.docket.Workflow.builder("nightly <b>export</b>")
+                .step("dump", "wf_dump", new Item(1), unserved)
+                .step("compress", "wf_compress", new Item(2), unserved, "dump")
+                .step("checksum", "wf_checksum", new Item(3), unserved, "dump")
+                .step("upload", "wf_upload", new Item(4), unserved, "compress", "checksum")
+                .build());
+        try {
+            showWorkflow(id);
+        } finally {
+            docket.admin().cancelWorkflow(id);
+        }
+    }
+
+    private void showWorkflow(long id) throws IOException {
+        login(VIEWER);
+        go("#/jobs/" + docket.admin().workflow(id).orElseThrow().steps().getLast().jobId());
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("job-workflow"))).click();
+        awaitLoaded();
+
+        assertThat(text(By.id("workflow-name"))).as("names are text, never markup").isEqualTo("nightly <b>export</b>");
+        assertThat(text(By.id("workflow-status"))).isEqualTo("running");
+        assertThat(driver.findElements(By.cssSelector("#workflow-graph g.wf-node"))).hasSize(4);
+        assertThat(driver.findElements(By.cssSelector("#workflow-graph line.wf-edge"))).hasSize(4);
+        assertThat(driver.findElement(By.cssSelector("g.wf-node[data-step='dump']")).getAttribute("data-state"))
+                .isEqualTo("ready");
+        assertThat(driver.findElement(By.cssSelector("g.wf-node[data-step='upload']")).getAttribute("data-state"))
+                .isEqualTo("waiting");
+        assertThat(driver.findElements(By.id("workflow-cancel"))).as("a viewer gets no actions").isEmpty();
+        screenshot("workflow");
+
+        docket.cancel(docket.admin().workflow(id).orElseThrow().steps().getFirst().jobId());
+        wait.until(d -> d.findElements(By.cssSelector("#workflow-graph g.wf-node[data-state='cancelled']")).size() == 4);
+        assertThat(text(By.id("workflow-status"))).isEqualTo("cancelled");
+        driver.findElement(By.id("logout")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        assertThat(cspMessages()).isEmpty();
     }
 
     /** The check above can fail: an inline script, which the CSP blocks, shows up in the console log we read. */
