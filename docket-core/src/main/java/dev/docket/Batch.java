@@ -75,19 +75,34 @@ public record Batch(List<NewJob> jobs, NewJob onAllFinished, NewJob onAllSucceed
 
         /** The job that runs once every job has finished, whatever the outcome. */
         public Builder onAllFinished(String kind, Object payload) {
-            this.onAllFinished = callback(NewJob.of(kind, payload));
+            return onAllFinished(NewJob.of(kind, payload));
+        }
+
+        /** Like {@link #onAllFinished(String, Object)}, with options (not dependencies: the batch gives those). */
+        public Builder onAllFinished(NewJob callback) {
+            this.onAllFinished = callback(callback);
             return this;
         }
 
         /** The job that runs once every job has completed. */
         public Builder onAllSucceeded(String kind, Object payload) {
-            this.onAllSucceeded = callback(NewJob.of(kind, payload));
+            return onAllSucceeded(NewJob.of(kind, payload));
+        }
+
+        /** Like {@link #onAllSucceeded(String, Object)}, with options (not dependencies). */
+        public Builder onAllSucceeded(NewJob callback) {
+            this.onAllSucceeded = callback(callback);
             return this;
         }
 
         /** The job that runs once, when the first job dies. */
         public Builder onAnyDied(String kind, Object payload) {
-            this.onAnyDied = callback(NewJob.of(kind, payload));
+            return onAnyDied(NewJob.of(kind, payload));
+        }
+
+        /** Like {@link #onAnyDied(String, Object)}, with options (not dependencies). */
+        public Builder onAnyDied(NewJob callback) {
+            this.onAnyDied = callback(callback);
             return this;
         }
 
@@ -100,7 +115,11 @@ public record Batch(List<NewJob> jobs, NewJob onAllFinished, NewJob onAllSucceed
         }
 
         private static NewJob callback(NewJob job) {
+            Objects.requireNonNull(job, "callback");
             Kinds.checkName(job.kind());
+            if (job.options().dependsOnIds().length > 0) {
+                throw new IllegalArgumentException("a batch callback depends on the batch's jobs, not on dependsOn ids");
+            }
             return job;
         }
     }

@@ -27,6 +27,8 @@ import javax.sql.DataSource;
 final class ChaosCheck {
 
     private static final String S = ChaosHarness.SCHEMA;
+    /** The metadata tag that ties the last batch's jobs to their callback (one value per enqueued batch). */
+    static final String BATCH_TAG = "chaos.batch";
 
     private final ChaosOptions o;
     private final DataSource db;
@@ -105,6 +107,7 @@ final class ChaosCheck {
             r.completed = completed.size();
             explainDuplicates(st, r);
             cron(st, r);
+            batchCallbacks(st, r);
         }
         for (WorkerFleet.Loss loss : fleet.losses()) {
             reclaims(loss, r, leaders);
@@ -152,6 +155,30 @@ final class ChaosCheck {
     private boolean duringOutage(Instant executionStart) {
         return outage != null && outage.overlaps(executionStart.minusSeconds(1),
                 executionStart.plus(o.lease()).plusSeconds(1));
+    }
+
+    /**
+     * The last batch's callback: completed exactly once (one job, settled once, whatever was killed), and
+     * first run only after the last of its batch's jobs had finished (its ledger row against their
+     * finish times, both from the database clock).
+     */
+    private void batchCallbacks(Statement st, ChaosReport r) throws SQLException {
+        try (ResultSet rs = st.executeQuery("SELECT count(*) AS callbacks,"
+                + " count(*) FILTER (WHERE c.state = 'completed') AS completed,"
+                + " count(*) FILTER (WHERE (SELECT min(l.at) FROM " + S + ".ledger l WHERE l.job_id = c.id)"
+                + "   >= (SELECT max(h.finished_at) FROM " + S + ".job_history h WHERE h.kind = 'chaos'"
+                + "       AND h.metadata ->> '" + BATCH_TAG + "' = c.metadata ->> '" + BATCH_TAG + "')) AS in_order,"
+                + " coalesce(sum((SELECT count(*) FROM " + S + ".ledger l WHERE l.job_id = c.id)), 0) AS runs"
+                + " FROM (SELECT id, state, metadata FROM " + S + ".job_history WHERE kind = 'chaos_batch_done'"
+                + "       UNION ALL SELECT id, 'dead', metadata FROM " + S + ".dead_jobs WHERE kind = 'chaos_batch_done'"
+                + "       UNION ALL SELECT id, state, metadata FROM " + S + ".jobs WHERE kind = 'chaos_batch_done') c")) {
+            rs.next();
+            long callbacks = rs.getLong("callbacks");
+            r.figure("batch callbacks completed once, after their batch",
+                    rs.getLong("completed") + " of " + callbacks + ", " + rs.getLong("in_order") + " in order ("
+                            + rs.getLong("runs") + " executions)",
+                    callbacks >= 1 && rs.getLong("completed") == callbacks && rs.getLong("in_order") == callbacks);
+        }
     }
 
     /** The cron ticks: one job per slot however leadership moved (their unique key is the slot). */

@@ -2,6 +2,8 @@ package dev.docket.chaos;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.docket.Batch;
+import dev.docket.BatchEnqueued;
 import dev.docket.Docket;
 import dev.docket.JobOptions;
 import dev.docket.NewJob;
@@ -13,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -152,7 +155,11 @@ public final class ChaosHarness {
                             JobOptions.builder().maxAttempts(3).build()));
                 }
             }
-            ids.addAll(enqueueRetrying(docket, batch));
+            if (b == batches - 1) {
+                ids.addAll(enqueueBatchRetrying(docket, batch));
+            } else {
+                ids.addAll(enqueueRetrying(docket, batch));
+            }
             long batchDeadline = started + runNanos * (b + 1) / batches;
             do {
                 if (!schedule.runDue(System.nanoTime())) {
@@ -172,6 +179,33 @@ public final class ChaosHarness {
         for (int attempt = 1; ; attempt++) {
             try {
                 return docket.enqueueAll(batch);
+            } catch (RuntimeException e) {
+                if (attempt >= 60) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(500);
+            }
+        }
+    }
+
+    /**
+     * The run's last jobs as a {@link Batch} whose callback runs once they have all finished: its
+     * completions are the run's last while workers are still being killed. Each attempt tags its jobs
+     * with an id of its own, so that a batch enqueued twice (a retried enqueue that had committed) is
+     * checked as two batches.
+     */
+    private static List<Long> enqueueBatchRetrying(Docket docket, List<NewJob> jobs) throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            String tag = UUID.randomUUID().toString();
+            JobOptions tagged = JobOptions.builder().metadata(ChaosCheck.BATCH_TAG, tag).build();
+            Batch.Builder batch = Batch.builder()
+                    .onAllFinished(NewJob.of("chaos_batch_done", ChaosWorker.Work.of(0, 0, false), tagged));
+            jobs.forEach(j -> batch.job(NewJob.of(j.kind(), j.payload(), tagged)));
+            try {
+                BatchEnqueued enqueued = docket.enqueueBatch(batch.build());
+                List<Long> ids = new ArrayList<>(enqueued.jobIds());
+                ids.add(enqueued.onAllFinished());
+                return ids;
             } catch (RuntimeException e) {
                 if (attempt >= 60) {
                     throw e;

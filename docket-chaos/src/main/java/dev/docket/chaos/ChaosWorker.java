@@ -19,7 +19,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * first attempt (and is retried), a job slow on this worker's host works {@code slowMs}, and a handler interrupted because its worker lost the lease
  * records that in the {@code interrupts} table. The maintenance leader enqueues a {@code tick} job
  * every second (cron). The LISTEN connection is its own, unpooled, named
- * {@code chaos-listener-<worker>} so the harness can see it in {@code pg_stat_activity}.
+ * {@code chaos-listener-<worker>} so the harness can see it in {@code pg_stat_activity}. The callback of
+ * the run's last batch ({@code chaos_batch_done}) records its executions in the ledger too.
  * SIGTERM closes the worker gracefully.
  *
  * <pre>java -cp docket-chaos.jar dev.docket.chaos.ChaosWorker JDBC_URL WORKER LEASE_MS CONCURRENCY NETWORK_TIMEOUT_MS HOST [LISTENER_URL]</pre>
@@ -81,6 +82,8 @@ public final class ChaosWorker {
                     }
                 })
                 .handler("tick", Work.class, (work, ctx) -> record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name))
+                .handler("chaos_batch_done", Work.class,
+                        (work, ctx) -> record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name))
                 .handler("poison", Work.class, (work, ctx) -> {
                     record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name);
                     Runtime.getRuntime().halt(70);
