@@ -194,6 +194,26 @@ class DependencyTest extends DocketTest {
         assertThat(state(docket, b)).isEqualTo(JobState.COMPLETED);
     }
 
+    /** A dead job that leaves the dead-letter table unreplayed (retention) cancels what waits for its replay. */
+    @Test
+    void aDeadDependencyThatExpiresCancelsTheJobsWaitingForItsReplay() {
+        Docket docket = docket();
+        long a = docket.enqueue("step", new Step("A"), JobOptions.builder().maxAttempts(1).build());
+        long b = docket.enqueue("step", new Step("B"), after(DependencyMode.WAIT_FOR_REPLAY, a));
+        worker(docket, w -> w.queue("default", 1).pollInterval(Duration.ofMillis(50)).handler("step", Step.class,
+                (s, ctx) -> {
+                    throw new IllegalStateException("down");
+                }));
+        awaitState(docket, a, JobState.DEAD, Duration.ofSeconds(20));
+        assertThat(state(docket, b)).isEqualTo(JobState.WAITING);
+
+        execute("DELETE FROM {s}.dead_jobs WHERE id = " + a);
+
+        assertThat(state(docket, b)).isEqualTo(JobState.CANCELLED);
+        assertThat(docket.job(b).orElseThrow().metadata()).contains("left the dead-letter table without a replay");
+        assertThat(queryLong("SELECT count(*) FROM {s}.job_dependencies")).isZero();
+    }
+
     @Test
     void aCancelledDependencyCancelsDependentsAndACancelledWaitingJobLeavesNoWork() {
         Docket docket = docket();

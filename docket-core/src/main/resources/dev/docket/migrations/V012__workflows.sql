@@ -75,7 +75,8 @@ LANGUAGE sql AS $fn$
 $fn$;
 
 -- Settles the jobs that wait for job p_id, which just left the live table with p_outcome
--- ('completed', 'cancelled' or 'dead'), in the transaction that removed it.
+-- ('completed', 'cancelled' or 'dead'), or the dead-letter table without a replay ('expired'), in
+-- the transaction that removed it.
 -- Generic plans: the statements here run once per finished job that others wait for, with arguments
 -- whose values never change their best plan; planning them on every call was half of a completion's
 -- cost (measured: 2,000 completions of jobs with a batch callback, 0.9 s with custom plans, 0.45 s generic).
@@ -132,7 +133,9 @@ BEGIN
 
     IF cardinality(doomed) > 0 THEN
         PERFORM {{schema}}.cancel_waiting(doomed, 'dependency ' || p_id || ' ' ||
-                CASE p_outcome WHEN 'dead' THEN 'died' ELSE 'was cancelled' END);
+                CASE p_outcome WHEN 'dead' THEN 'died'
+                               WHEN 'expired' THEN 'died and left the dead-letter table without a replay'
+                               ELSE 'was cancelled' END);
     END IF;
     IF cardinality(none_died) > 0 THEN
         PERFORM {{schema}}.cancel_waiting(none_died, 'all dependencies finished and none died');
@@ -160,3 +163,21 @@ $fn$;
 -- WHEN is evaluated as the row is deleted: for a job nobody waits for, no trigger event is even queued.
 CREATE TRIGGER jobs_settle_dependents AFTER DELETE ON {{schema}}.jobs
     FOR EACH ROW WHEN (OLD.has_dependents) EXECUTE FUNCTION {{schema}}.jobs_settle_dependents();
+
+-- A dead job that leaves the dead-letter table without coming back to the live table (retention, or
+-- an operator's delete) can no longer be replayed: the jobs still waiting for it (WAIT_FOR_REPLAY)
+-- are cancelled. A replay moves the row to the live table in the same statement, and is left alone.
+-- Dead jobs leave in maintenance batches, so two index probes a row cost nothing that matters.
+CREATE FUNCTION {{schema}}.dead_jobs_settle_dependents() RETURNS trigger
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF EXISTS (SELECT 1 FROM {{schema}}.job_dependencies d WHERE d.depends_on = OLD.id)
+       AND NOT EXISTS (SELECT 1 FROM {{schema}}.jobs j WHERE j.id = OLD.id) THEN
+        PERFORM {{schema}}.settle_dependents(OLD.id, 'expired');
+    END IF;
+    RETURN NULL;
+END
+$fn$;
+
+CREATE TRIGGER dead_jobs_settle_dependents AFTER DELETE ON {{schema}}.dead_jobs
+    FOR EACH ROW EXECUTE FUNCTION {{schema}}.dead_jobs_settle_dependents();
