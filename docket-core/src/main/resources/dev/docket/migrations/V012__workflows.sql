@@ -164,16 +164,20 @@ $fn$;
 CREATE TRIGGER jobs_settle_dependents AFTER DELETE ON {{schema}}.jobs
     FOR EACH ROW WHEN (OLD.has_dependents) EXECUTE FUNCTION {{schema}}.jobs_settle_dependents();
 
--- A dead job that leaves the dead-letter table without coming back to the live table (retention, or
--- an operator's delete) can no longer be replayed: the jobs still waiting for it (WAIT_FOR_REPLAY)
--- are cancelled. A replay moves the row to the live table in the same statement, and is left alone.
--- Dead jobs leave in maintenance batches, so two index probes a row cost nothing that matters.
+-- A dead job that leaves the dead-letter table: a replay moves it back to the live table in the same
+-- statement, and the jobs still waiting for it (WAIT_FOR_REPLAY) must hear when it finishes, so it is
+-- marked as having dependents (read here, after the statement, with a snapshot that sees edges an
+-- enqueue committed while the replay waited for its lock on the dead row). A dead job that leaves
+-- otherwise (retention, an operator's delete) can no longer be replayed: the jobs waiting for it are
+-- cancelled. Dead jobs leave in maintenance batches, so two index probes a row cost nothing that matters.
 CREATE FUNCTION {{schema}}.dead_jobs_settle_dependents() RETURNS trigger
 LANGUAGE plpgsql AS $fn$
 BEGIN
-    IF EXISTS (SELECT 1 FROM {{schema}}.job_dependencies d WHERE d.depends_on = OLD.id)
-       AND NOT EXISTS (SELECT 1 FROM {{schema}}.jobs j WHERE j.id = OLD.id) THEN
-        PERFORM {{schema}}.settle_dependents(OLD.id, 'expired');
+    IF EXISTS (SELECT 1 FROM {{schema}}.job_dependencies d WHERE d.depends_on = OLD.id) THEN
+        UPDATE {{schema}}.jobs SET has_dependents = true WHERE id = OLD.id;
+        IF NOT FOUND THEN
+            PERFORM {{schema}}.settle_dependents(OLD.id, 'expired');
+        END IF;
     END IF;
     RETURN NULL;
 END

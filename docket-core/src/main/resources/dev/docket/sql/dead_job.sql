@@ -119,7 +119,6 @@ UPDATE {{schema}}.dead_jobs d
 -- name: deadJobReplay
 -- Replays dead jobs: back to ready with a fresh attempt budget, keeping their error history.
 -- A dead job whose unique key a live job holds now stays dead (replaying it would duplicate).
--- Jobs may still wait for it (DependencyMode.WAIT_FOR_REPLAY): it must settle them again.
 WITH revived AS (
     DELETE FROM {{schema}}.dead_jobs d
      WHERE d.id = ANY (?::bigint[])
@@ -127,11 +126,9 @@ WITH revived AS (
     RETURNING d.*
 ), inserted AS (
     INSERT INTO {{schema}}.jobs (id, queue, kind, payload, payload_version, priority, state, run_at,
-                                 attempt, max_attempts, tenant, unique_key, metadata, errors, created_at,
-                                 has_dependents)
+                                 attempt, max_attempts, tenant, unique_key, metadata, errors, created_at)
     SELECT id, queue, kind, payload, payload_version, priority, 'ready', now(), 0, max_attempts,
-           tenant, unique_key, metadata, errors, created_at,
-           EXISTS (SELECT 1 FROM {{schema}}.job_dependencies d WHERE d.depends_on = revived.id)
+           tenant, unique_key, metadata, errors, created_at
       FROM revived
     RETURNING id, queue
 )

@@ -9,10 +9,14 @@ UPDATE {{schema}}.jobs SET has_dependents = true WHERE id = ANY (?::bigint[]) RE
 
 -- name: dependencyFinished
 -- How the dependencies that are not live ended. A statement of its own, after the lock: its snapshot
--- sees a dependency that finished while the lock was awaited.
+-- sees a dependency that finished while the lock was awaited. Dead ones are locked (KEY SHARE) until the
+-- enqueue commits, so that a replay of one waits, and then finds the new edges (dead_jobs_settle_dependents).
+WITH dead AS (
+    SELECT id FROM {{schema}}.dead_jobs WHERE id = ANY (?::bigint[]) FOR KEY SHARE
+)
 SELECT id, state AS outcome FROM {{schema}}.job_history WHERE id = ANY (?::bigint[])
 UNION ALL
-SELECT id, 'dead' FROM {{schema}}.dead_jobs WHERE id = ANY (?::bigint[])
+SELECT id, 'dead' FROM dead
 
 -- name: dependencyInsertEdges
 INSERT INTO {{schema}}.job_dependencies (depends_on, job_id, mode)
