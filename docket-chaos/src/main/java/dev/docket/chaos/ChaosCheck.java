@@ -175,33 +175,52 @@ final class ChaosCheck {
         }
     }
 
-    /** When each job of {@code loss} was claimed again, as the database recorded it. */
+    /**
+     * When each job of {@code loss} was claimed again, as the database recorded it. A job whose held
+     * attempt itself finished before that attempt's lease ran out was not lost: its outcome was already
+     * on its way to the server when the process was killed or the host cut (the harness reads what a
+     * worker holds just after the blow), and no later attempt is owed.
+     */
     private void reclaims(WorkerFleet.Loss loss, ChaosReport r, LeaderLog leaders) throws SQLException {
         List<Long> ids = new ArrayList<>(loss.held().keySet());
         long max = -1;
+        int inFlight = 0;
         try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("""
                 SELECT f.id, coalesce(
                          (SELECT min(h.attempted_at) FROM %1$s.job_history h WHERE h.id = f.id AND h.attempt = f.attempt + 1),
                          (SELECT d.attempted_at FROM %1$s.dead_jobs d WHERE d.id = f.id AND d.attempt = f.attempt + 1),
-                         (SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt > f.attempt)) AS at
+                         (SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt > f.attempt)) AS at,
+                       coalesce(
+                         (SELECT min(h.finished_at) FROM %1$s.job_history h WHERE h.id = f.id AND h.attempt = f.attempt),
+                         (SELECT d.died_at FROM %1$s.dead_jobs d WHERE d.id = f.id AND d.attempt = f.attempt)) AS own,
+                       (SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt = f.attempt) AS started
                   FROM unnest(?::bigint[], ?::int[]) AS f(id, attempt)""".formatted(S))) {
             ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
             ps.setArray(2, c.createArrayOf("int4", ids.stream().map(loss.held()::get).toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     OffsetDateTime at = rs.getObject(2, OffsetDateTime.class);
-                    if (at == null) {
-                        r.neverReclaimed++;
-                    } else {
+                    OffsetDateTime own = rs.getObject(3, OffsetDateTime.class);
+                    OffsetDateTime started = rs.getObject(4, OffsetDateTime.class);
+                    if (at != null) {
                         long ms = Duration.between(loss.at(), at.toInstant()).toMillis();
                         r.reclaimed(ms, bound(loss.at(), at.toInstant(), leaders).toMillis());
                         max = Math.max(max, ms);
+                    } else if (own != null && own.toInstant().isBefore(loss.at().plus(o.lease()))) {
+                        inFlight++;
+                    } else {
+                        r.neverReclaimed++;
+                        System.out.printf(Locale.ROOT, "chaos: job %d (attempt %d, started %s) lost by %s was never"
+                                + " claimed again; its own attempt finished %s%n", rs.getLong(1),
+                                loss.held().get(rs.getLong(1)), started, loss.what(), own == null ? "never" : own);
                     }
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "chaos: %s holding %d jobs; last re-claimed after %s ms%n", loss.what(),
-                ids.size(), max < 0 ? "-" : Long.toString(max));
+        r.finishedInFlight += inFlight;
+        System.out.printf(Locale.ROOT, "chaos: %s holding %d jobs; last re-claimed after %s ms%s%n", loss.what(),
+                ids.size(), max < 0 ? "-" : Long.toString(max),
+                inFlight > 0 ? "; " + inFlight + " finished by their holder (outcome in flight)" : "");
     }
 
     /** Listener connections ({@code chaos-listener-*}) that are LISTENing now, and the leaders with a live lease. */
