@@ -125,7 +125,7 @@ public final class JobExecutor implements AutoCloseable {
         RunningJob running = inFlight.add(job);
         try {
             Outcome outcome = attempt(running);
-            return new Ran(outcome, running.isCommitted(), running.isLost());
+            return new Ran(outcome, running.isCommitted(), !running.isCommitted() && running.isLost());
         } finally {
             inFlight.remove(running);
         }
@@ -140,17 +140,17 @@ public final class JobExecutor implements AutoCloseable {
         try {
             ClaimedJob job = running.job();
             Outcome outcome = attempt(running);
+            if (running.isCommitted()) {
+                observer.written(job, outcome);
+                inFlight.remove(running);
+                settled.run();
+                return;
+            }
             if (outcome == null || running.isLost()) {
                 if (outcome != null) {
                     log.warn("docket: job {} attempt {} ({}): lease lost while running; outcome discarded",
                             job.id(), job.attempt(), job.kind());
                 }
-                inFlight.remove(running);
-                settled.run();
-                return;
-            }
-            if (running.isCommitted()) {
-                observer.written(job, outcome);
                 inFlight.remove(running);
                 settled.run();
                 return;

@@ -55,8 +55,11 @@ final class TransactionalAttempts {
                 } catch (Exception e) {
                     throw new HandlerThrew(e);
                 }
-                // The handler is done: neither its timeout nor a lost heartbeat may interrupt the commit.
+                // The handler is done: neither its timeout nor a lost heartbeat may interrupt the commit now,
+                // and an interrupt that came after its work (or that it ignored) must not fail it: the fence
+                // decides whether this attempt still owns the job.
                 running.detach();
+                Thread.interrupted();
                 return returned.get();
             });
         } catch (HandlerThrew e) {
