@@ -208,6 +208,24 @@ class TransactionalHandlerTest extends DocketTest {
         assertThat(effects()).containsExactly(id);
     }
 
+    /** A JobKind brings its payload version and upcasters to the transactional handler as to any other. */
+    @Test
+    void aJobKindBringsItsSettingsToTheTransactionalHandler() {
+        long id = docket.enqueue("tx", java.util.Map.of("label", "old"));
+        JobKind<Task> kind = JobKind.of("tx", Task.class).payloadVersion(2)
+                .upcaster(1, tree -> ((com.fasterxml.jackson.databind.node.ObjectNode) tree).put("name", "upcast"))
+                .build();
+        List<String> seen = new java.util.ArrayList<>();
+        List<JobRun> runs = docket.worker().queue("default", 1)
+                .transactionalHandler(kind, (t, ctx, c) -> {
+                    seen.add(t.name());
+                    record(c, ctx);
+                }).runReadyJobs();
+        assertThat(runs).singleElement().extracting(JobRun::result).isEqualTo(JobRun.Result.COMPLETED);
+        assertThat(seen).containsExactly("upcast");
+        assertThat(effects()).containsExactly(id);
+    }
+
     @Test
     void registrationRefusesMissingAndDuplicateHandlers() {
         JobKind<Task> kind = JobKind.of("tx", Task.class).build();
