@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * once the job's attempts are used up; interrupted by shutdown = released; interrupted by its kind's
  * timeout = a failed attempt with a timeout error. A payload version newer than the handler reads is
  * not run: the job is put back to wait for a worker that reads it (a rolling deploy), and fails
- * permanently only after its kind's {@code newerVersionWait}.
+ * permanently only after its kind's {@code newerVersionWait}. A transactional handler's completion
+ * (or snooze) is written in its own transaction ({@link TransactionalAttempts}), not by the completer.
  */
 public final class JobExecutor implements AutoCloseable {
 
