@@ -213,7 +213,7 @@ public final class Bench {
             return switch (scenario) {
                 case "bulk" -> bulk(sut, ds);
                 case "single" -> single(sut);
-                case "drain" -> drain(sut, concurrency, ds);
+                case "drain", "txhandler" -> drain(sut, concurrency, ds);
                 case "pickup" -> Pickup.run(sut, o.pickupJobs());
                 case "steady" -> RateLoad.steady(sut, concurrency, drainRate(system, config, concurrency), o.steadyDuration());
                 case "soak" -> RateLoad.soak(sut, concurrency, drainRate(system, config, concurrency), o.soakDuration(), ds);

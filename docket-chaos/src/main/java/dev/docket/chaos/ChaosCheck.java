@@ -116,19 +116,25 @@ final class ChaosCheck {
     private void explainDuplicates(Statement st, ChaosReport r) throws SQLException {
         Map<Long, List<Execution>> executions = new HashMap<>();
         try (ResultSet rs = st.executeQuery("SELECT l.job_id, l.attempt, l.worker, l.at, "
-                + "(l.attempt = 1 AND coalesce((h.payload->>'failFirst')::boolean, false)) AS planned "
+                + "(l.attempt = 1 AND coalesce((h.payload->>'failFirst')::boolean, false)) AS planned, "
+                + "l.attempt = h.attempt AS completing "
                 + "FROM " + S + ".ledger l LEFT JOIN " + S + ".job_history h ON h.id = l.job_id ORDER BY l.job_id, l.at")) {
             while (rs.next()) {
-                executions.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>()).add(new Execution(rs.getInt(2),
-                        rs.getString(3), rs.getObject(4, OffsetDateTime.class).toInstant(), rs.getBoolean(5)));
+                executions.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>()).add(new Execution(rs.getLong(1), rs.getInt(2),
+                        rs.getString(3), rs.getObject(4, OffsetDateTime.class).toInstant(), rs.getBoolean(5),
+                        rs.getBoolean(6)));
             }
         }
         for (List<Execution> runs : executions.values()) {
             r.executions += runs.size();
             if (runs.size() > 1) {
                 r.duplicated++;
-                // Every execution but the last must have been cut short by something the harness did.
-                for (Execution run : runs.subList(0, runs.size() - 1)) {
+                // Every execution but the one that completed the job (the last of its attempt, else the last) must
+                // have been cut short by something the harness did. A zombie may run a job it claimed before its
+                // stall after the attempt that completed it: that late execution is the one to explain.
+                Execution completing = runs.reversed().stream().filter(Execution::completing).findFirst()
+                        .orElse(runs.getLast());
+                for (Execution run : runs.stream().filter(run -> run != completing).toList()) {
                     String disturbance = fleet.disturbance(run.worker());
                     if (run.planned()) {
                         r.explained.merge("failed on purpose", 1, Integer::sum);
@@ -139,13 +145,15 @@ final class ChaosCheck {
                         r.explained.merge(database.disruption(), 1, Integer::sum);
                     } else {
                         r.unexplained++;
+                        System.out.printf(Locale.ROOT, "chaos: unexplained: job %d attempt %d on %s at %s%n",
+                                run.job(), run.attempt(), run.worker(), run.at());
                     }
                 }
             }
         }
     }
 
-    private record Execution(int attempt, String worker, Instant at, boolean planned) {
+    private record Execution(long job, int attempt, String worker, Instant at, boolean planned, boolean completing) {
     }
 
     /** Whether an execution started close enough to the outage that the outage may have cost it its lease or claim. */
@@ -173,6 +181,26 @@ final class ChaosCheck {
                 }
             }
         }
+    }
+
+    /**
+     * The transactional handlers' exactly-once check: every completed {@code counter} job counted exactly
+     * once, and no counter left by an attempt that did not complete its job (rolled back with it); and the
+     * attempts fenced out at their commit, as the workers logged them.
+     */
+    void transactional(ChaosReport r, long fencedOut) throws SQLException {
+        long completed = Sql.count(db, "SELECT count(*) FROM " + S + ".job_history WHERE kind = 'counter' AND state = 'completed'");
+        long wrong = Sql.count(db, """
+                SELECT count(*) FROM %1$s.job_history h LEFT JOIN %1$s.counters c ON c.job_id = h.id
+                 WHERE h.kind = 'counter' AND h.state = 'completed' AND c.n IS DISTINCT FROM 1""".formatted(S))
+                + Sql.count(db, """
+                SELECT count(*) FROM %1$s.counters c WHERE NOT EXISTS (SELECT 1 FROM %1$s.job_history h
+                 WHERE h.id = c.job_id AND h.kind = 'counter' AND h.state = 'completed')""".formatted(S));
+        r.transactionalCompleted = completed;
+        r.countersWrong = wrong;
+        r.fencedOut = fencedOut;
+        r.figure("transactional jobs completed, counters not exactly 1", completed + ", " + wrong, wrong == 0);
+        r.figure("transactional attempts fenced out at commit", Long.toString(fencedOut), true);
     }
 
     /**

@@ -42,7 +42,9 @@ public final class ChaosHarness {
     private List<String> aliveAtDisruption = List.of();
     private Outage outage;
 
-    private ChaosHarness(ChaosOptions options) throws Exception {
+    private ChaosReport report;
+
+    ChaosHarness(ChaosOptions options) throws Exception {
         this.o = options;
         this.runDir = Files.createTempDirectory("docket-chaos-");
     }
@@ -53,7 +55,8 @@ public final class ChaosHarness {
         System.exit(ok ? 0 : 1);
     }
 
-    private boolean run() throws Exception {
+    /** Runs the scenario and its checks; true if they all passed. */
+    boolean run() throws Exception {
         System.out.println("chaos: " + o.describe() + "; logs in " + runDir);
         try {
             network = o.hosts() > 0 ? new HostNetwork(o.hosts()) : null;
@@ -67,6 +70,7 @@ public final class ChaosHarness {
                     Sql.execute(harness, "CREATE TABLE " + SCHEMA + "." + table + " (job_id bigint NOT NULL, "
                             + "attempt int NOT NULL, worker text NOT NULL, at timestamptz NOT NULL DEFAULT now())");
                 }
+                Sql.execute(harness, "CREATE TABLE " + SCHEMA + ".counters (job_id bigint PRIMARY KEY, n int NOT NULL)");
                 fleet = new WorkerFleet(o, database, harness, runDir);
                 cut = network == null ? null : new HostCut(o, network, fleet, harness);
                 if (cut != null) {
@@ -144,7 +148,8 @@ public final class ChaosHarness {
             int to = (int) ((long) o.jobs() * (b + 1) / batches);
             for (int i = from; i < to; i++) {
                 // One job in fifty fails its first attempt: retries run through every deployment too.
-                batch.add(NewJob.of("chaos", ChaosWorker.Work.of(i, random.nextInt(1, 20), i % 50 == 7)));
+                String kind = i % 100 < o.txShare() ? "counter" : "chaos";
+                batch.add(NewJob.of(kind, ChaosWorker.Work.of(i, random.nextInt(1, 20), i % 50 == 7)));
             }
             if (b == batches / 3) {
                 for (int i = 0; i < o.poison(); i++) {
@@ -213,8 +218,9 @@ public final class ChaosHarness {
             lostToFailover.addAll(audit.lostEnqueues());
         }
         LeaderLog leaders = LeaderLog.read(runDir);
-        ChaosReport report = Sql.retrying(() -> check.run(enqueued, lostToFailover, leaders));
+        report = Sql.retrying(() -> check.run(enqueued, lostToFailover, leaders));
         report.absorb(live);
+        check.transactional(report, FenceLog.fencedOut(runDir));
         if (audit != null) {
             audit.resumption(report, check, aliveAtDisruption);
         }
@@ -223,5 +229,10 @@ public final class ChaosHarness {
         }
         report.print(drained, (System.nanoTime() - started) / 1e9);
         return drained && report.ok();
+    }
+
+    /** What the finished run found; null before {@link #run()} got to its checks. */
+    ChaosReport report() {
+        return report;
     }
 }

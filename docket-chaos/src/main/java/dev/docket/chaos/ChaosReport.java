@@ -33,6 +33,10 @@ final class ChaosReport {
     /** The re-claim closest to its own bound (or over it): its time and its bound. */
     long tightestMillis;
     long tightestBound = Long.MAX_VALUE;
+    /** Transactional ({@code counter}) jobs completed, their counters not exactly 1, and their attempts fenced out. */
+    long transactionalCompleted;
+    long countersWrong;
+    long fencedOut;
     final Map<String, Integer> explained = new HashMap<>();
     final List<Long> reclaimMillis = new ArrayList<>();
     private final List<Figure> figures = new ArrayList<>();
