@@ -1,0 +1,11 @@
+-- Sequences (JobOptions.sequenceKey): what holds a key's jobs back. The transitions themselves are
+-- the jobs table's triggers (migration V010), so that no path that inserts or removes a job can
+-- miss them; this file only reads.
+
+-- name: sequenceBlocker
+-- What a waiting job of a sequence waits for: the head (the job that holds the key now), a dead
+-- job that halts the key, and how many waiting jobs of the key are ahead of it. Each is an index
+-- probe (jobs_sequence_idx, dead_jobs_sequence_halt_idx).
+SELECT (SELECT min(id) FROM {{schema}}.jobs WHERE sequence_key = ? AND state <> 'waiting') AS head,
+       (SELECT min(id) FROM {{schema}}.dead_jobs WHERE sequence_key = ? AND sequence_halt) AS halted_by,
+       (SELECT count(*) FROM {{schema}}.jobs WHERE sequence_key = ? AND state = 'waiting' AND id < ?) AS waiting_ahead
