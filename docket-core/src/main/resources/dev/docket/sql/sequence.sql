@@ -9,3 +9,9 @@
 SELECT (SELECT min(id) FROM {{schema}}.jobs WHERE sequence_key = ? AND state <> 'waiting') AS head,
        (SELECT min(id) FROM {{schema}}.dead_jobs WHERE sequence_key = ? AND sequence_halt) AS halted_by,
        (SELECT count(*) FROM {{schema}}.jobs WHERE sequence_key = ? AND state = 'waiting' AND id < ?) AS waiting_ahead
+
+-- name: sequenceLockMany
+-- Takes the locks of a bulk enqueue's sequence keys in one order (sorted), before its insert takes
+-- them row by row: two bulk enqueues that share keys then queue up instead of deadlocking.
+SELECT count({{schema}}.sequence_lock(k)) AS locked
+  FROM (SELECT DISTINCT k FROM unnest(?::text[]) AS u(k) WHERE k IS NOT NULL ORDER BY k) s

@@ -129,6 +129,7 @@ public record JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
             haltSequences[i] = r.haltSequence();
             keyed |= r.uniqueKey() != null;
         }
+        SequenceQueries.lockKeys(c, sql, sequenceKeys);
         Map<Long, Boolean> inserted = new HashMap<>();
         Jdbc.each(c, sql.get(keyed ? "jobInsertManyKeyed" : "jobInsertMany"), p -> p
                         .array("bigint", ids).array("text", queues).array("text", kinds).array("text", payloads)
