@@ -7,7 +7,7 @@ import { pager, confirmBar, flashArea, knownNames, fillDatalist, field } from '.
 import { canRepair, payloadEditor, repairEvents } from './repair.js';
 import { explainLine } from './explain.js';
 
-const STATES = ['scheduled', 'ready', 'running', 'completed', 'cancelled', 'dead'];
+const STATES = ['scheduled', 'ready', 'running', 'waiting', 'completed', 'cancelled', 'dead'];
 const LIVE = new Set(['scheduled', 'ready', 'running']);
 
 export function renderJobs(main, route, session, ui) {
@@ -203,6 +203,7 @@ function facts(job) {
     ['Priority', num(job.priority)],
     ['Tenant', job.tenant],
     ['Unique key', job.uniqueKey],
+    ['Sequence', job.sequenceKey],
     ['Worker', job.lockedBy],
     ['Payload version', num(job.payloadVersion)],
     ['Dead because', job.deadReason],

@@ -53,6 +53,22 @@ class ApiTest extends ServerTest {
         assertThat(job.tenant()).isEqualTo("acme");
     }
 
+    /** A sequence key from the API: the second job of the key waits behind the first, and the job view shows the key. */
+    @Test
+    void enqueueWithASequenceKeyWaitsBehindTheKeysHead() {
+        Reply first = post("/api/jobs", Role.PRODUCER, json("kind", "sync", "payload", Map.of(), "sequenceKey", "order-7"));
+        Reply second = post("/api/jobs", Role.PRODUCER, json("kind", "sync", "payload", Map.of(), "sequenceKey", "order-7",
+                "haltSequenceOnDeath", true));
+
+        assertThat(first.json().get("state").asText()).isEqualTo("ready");
+        assertThat(second.status()).isEqualTo(201);
+        assertThat(second.json().get("state").asText()).isEqualTo("waiting");
+        Reply shown = get("/api/jobs/" + second.json().get("id").asLong(), Role.ADMIN);
+        assertThat(shown.json().get("sequenceKey").asText()).isEqualTo("order-7");
+        assertThat(get("/api/jobs?state=waiting", Role.ADMIN).json().get("jobs")).hasSize(1);
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE sequence_halt")).isEqualTo(1);
+    }
+
     @Test
     void delayedJobIsScheduled() {
         Reply r = post("/api/jobs", Role.ADMIN, json("kind", "later", "payload", Map.of(), "delay", "5m"));

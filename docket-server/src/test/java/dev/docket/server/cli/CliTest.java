@@ -178,6 +178,21 @@ class CliTest extends DocketTest {
         assertThat(job.get("payload").get("n").decimalValue()).isEqualByComparingTo("1e400");
     }
 
+    /** {@code --sequence-key}: the second job of a key waits; an empty key is a usage error. */
+    @Test
+    void enqueueWithASequenceKey() throws Exception {
+        docket();
+        enqueue("enqueue", "--kind", "sync", "--payload", "{}", "--sequence-key", "order-7");
+        long second = enqueue("enqueue", "--kind", "sync", "--payload", "{}", "--sequence-key", "order-7",
+                "--halt-sequence-on-death");
+
+        JsonNode job = JSON.readTree(cli(db("job", Long.toString(second))).out());
+        assertThat(job.get("state").asText()).isEqualTo("waiting");
+        assertThat(job.get("sequenceKey").asText()).isEqualTo("order-7");
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE sequence_halt")).isEqualTo(1);
+        assertFails(cli(db("enqueue", "--kind", "sync", "--payload", "{}", "--sequence-key", "")), 2, "sequenceKey");
+    }
+
     @Test
     void enqueueWithUniqueKeySaysExisting() {
         docket();
