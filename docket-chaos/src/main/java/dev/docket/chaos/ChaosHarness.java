@@ -7,6 +7,7 @@ import dev.docket.JobOptions;
 import dev.docket.NewJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 
 /**
  * The chaos harness: proves Docket's at-least-once promise with real processes and real servers. It
@@ -63,10 +65,7 @@ public final class ChaosHarness {
                     : pool(database.producerUrl(), "chaos-producer");
             try (Docket docket = Docket.builder(producer).schema(SCHEMA).build()) {
                 docket.migrate();
-                for (String table : new String[] {"ledger", "interrupts"}) {
-                    Sql.execute(harness, "CREATE TABLE " + SCHEMA + "." + table + " (job_id bigint NOT NULL, "
-                            + "attempt int NOT NULL, worker text NOT NULL, at timestamptz NOT NULL DEFAULT now())");
-                }
+                createTables(harness);
                 fleet = new WorkerFleet(o, database, harness, runDir);
                 cut = network == null ? null : new HostCut(o, network, fleet, harness);
                 if (cut != null) {
@@ -97,6 +96,15 @@ public final class ChaosHarness {
                 network.close();
             }
         }
+    }
+
+    /** The tables the workers' handlers record their executions in. */
+    static void createTables(DataSource db) throws SQLException {
+        for (String table : new String[] {"ledger", "interrupts"}) {
+            Sql.execute(db, "CREATE TABLE " + SCHEMA + "." + table + " (job_id bigint NOT NULL, "
+                    + "attempt int NOT NULL, worker text NOT NULL, at timestamptz NOT NULL DEFAULT now())");
+        }
+        SequenceChaos.createTable(db);
     }
 
     private ChaosDatabase openDatabase() throws Exception {
@@ -146,6 +154,8 @@ public final class ChaosHarness {
                 // One job in fifty fails its first attempt: retries run through every deployment too.
                 batch.add(NewJob.of("chaos", ChaosWorker.Work.of(i, random.nextInt(1, 20), i % 50 == 7)));
             }
+            // And ten keyed jobs, one in each of ten sequences, whose order the check verifies.
+            batch.addAll(SequenceChaos.wave("seq-", 10, b, random.nextInt(1, 20)));
             if (b == batches / 3) {
                 for (int i = 0; i < o.poison(); i++) {
                     batch.add(NewJob.of("poison", ChaosWorker.Work.of(-i, 0, false),

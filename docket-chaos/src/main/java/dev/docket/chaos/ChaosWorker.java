@@ -17,7 +17,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * {@code (job_id, attempt, worker)} in the ledger, then "works" for the job's {@code workMs}; a
  * {@code poison} job halts the JVM as a crashing job would, a job with {@code failFirst} fails its
  * first attempt (and is retried), a job slow on this worker's host works {@code slowMs}, and a handler interrupted because its worker lost the lease
- * records that in the {@code interrupts} table. The maintenance leader enqueues a {@code tick} job
+ * records that in the {@code interrupts} table; a keyed {@code ordered} job also records its start and end
+ * ({@link SequenceChaos}). The maintenance leader enqueues a {@code tick} job
  * every second (cron). The LISTEN connection is its own, unpooled, named
  * {@code chaos-listener-<worker>} so the harness can see it in {@code pg_stat_activity}.
  * SIGTERM closes the worker gracefully.
@@ -80,6 +81,8 @@ public final class ChaosWorker {
                         throw e;
                     }
                 })
+                .handler(SequenceChaos.KIND, SequenceChaos.Step.class,
+                        (step, ctx) -> SequenceChaos.run(dataSource, step, ctx, name))
                 .handler("tick", Work.class, (work, ctx) -> record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name))
                 .handler("poison", Work.class, (work, ctx) -> {
                     record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name);
@@ -105,7 +108,7 @@ public final class ChaosWorker {
         return ds;
     }
 
-    private static void record(DataSource dataSource, String table, long jobId, int attempt, String worker)
+    static void record(DataSource dataSource, String table, long jobId, int attempt, String worker)
             throws Exception {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO " + ChaosHarness.SCHEMA + "." + table + " (job_id, attempt, worker) VALUES (?, ?, ?)")) {
