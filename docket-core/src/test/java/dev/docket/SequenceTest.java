@@ -31,6 +31,16 @@ class SequenceTest extends DocketTest {
         return JobOptions.builder().sequenceKey(key).build();
     }
 
+    /** Records each step's number; step 0 fails for good. */
+    private static JobHandler<Step> firstIsPoison(List<Integer> ran) {
+        return (step, ctx) -> {
+            ran.add(step.n());
+            if (step.n() == 0) {
+                throw new PermanentJobFailure("poison");
+            }
+        };
+    }
+
     private List<JobState> states(Docket docket, List<Long> ids) {
         return ids.stream().map(id -> docket.job(id).orElseThrow().state()).toList();
     }
@@ -165,12 +175,7 @@ class SequenceTest extends DocketTest {
     void aDeadHeadLetsTheSequenceContinueByDefault() {
         Docket docket = docket();
         List<Integer> ran = new CopyOnWriteArrayList<>();
-        worker(docket, w -> w.queue("default", 4).handler("step", Step.class, (step, ctx) -> {
-            ran.add(step.n());
-            if (step.n() == 0) {
-                throw new PermanentJobFailure("poison");
-            }
-        }));
+        worker(docket, w -> w.queue("default", 4).handler("step", Step.class, firstIsPoison(ran)));
         long poison = docket.enqueue("step", new Step("a", 0), key("a"));
         long next = docket.enqueue("step", new Step("a", 1), key("a"));
 
@@ -229,12 +234,7 @@ class SequenceTest extends DocketTest {
     void aKindThatHaltsItsSequencesResumesWhenTheDeadJobIsDiscarded() {
         Docket docket = docket(b -> b.kindDefaults("step", JobOptions.builder().haltSequenceOnDeath(true).build()));
         List<Integer> ran = new CopyOnWriteArrayList<>();
-        worker(docket, w -> w.queue("default", 4).handler("step", Step.class, (step, ctx) -> {
-            ran.add(step.n());
-            if (step.n() == 0) {
-                throw new PermanentJobFailure("poison");
-            }
-        }));
+        worker(docket, w -> w.queue("default", 4).handler("step", Step.class, firstIsPoison(ran)));
         long poison = docket.enqueue("step", new Step("a", 0), key("a"));
         long second = docket.enqueue("step", new Step("a", 1), key("a"));
         awaitState(docket, poison, JobState.DEAD, Duration.ofSeconds(20));

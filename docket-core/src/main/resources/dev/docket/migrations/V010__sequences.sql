@@ -103,25 +103,11 @@ $fn$;
 CREATE TRIGGER jobs_sequence_enter BEFORE INSERT ON {{schema}}.jobs
     FOR EACH ROW WHEN (NEW.sequence_key IS NOT NULL) EXECUTE FUNCTION {{schema}}.sequence_enter();
 
--- A waiting job leaving (cancelled) changes no head. After-row triggers run at the end of the
--- statement, so a head that died is already in dead_jobs when this looks (and halts the key if so).
+-- A head left the jobs table, or a dead job that halted its key left the dead-letter table: the
+-- key's next job may run. After-row triggers run at the end of the statement, so a head that died
+-- is already in dead_jobs when this looks (and halts the key if it should), and a replayed dead job
+-- is already back in jobs as the head (so nothing else moves).
 CREATE FUNCTION {{schema}}.sequence_leave() RETURNS trigger
-LANGUAGE plpgsql VOLATILE AS $fn$
-BEGIN
-    IF OLD.state <> 'waiting' THEN
-        PERFORM {{schema}}.sequence_lock(OLD.sequence_key);
-        PERFORM {{schema}}.sequence_advance(OLD.sequence_key);
-    END IF;
-    RETURN NULL;
-END
-$fn$;
-
-CREATE TRIGGER jobs_sequence_leave AFTER DELETE ON {{schema}}.jobs
-    FOR EACH ROW WHEN (OLD.sequence_key IS NOT NULL) EXECUTE FUNCTION {{schema}}.sequence_leave();
-
--- A halting dead job discarded (or pruned by retention) releases its sequence; one replayed is
--- back in the jobs table as the head by the time this runs, so nothing else moves.
-CREATE FUNCTION {{schema}}.sequence_release() RETURNS trigger
 LANGUAGE plpgsql VOLATILE AS $fn$
 BEGIN
     PERFORM {{schema}}.sequence_lock(OLD.sequence_key);
@@ -130,6 +116,12 @@ BEGIN
 END
 $fn$;
 
+-- A waiting job leaving (cancelled) changes no head.
+CREATE TRIGGER jobs_sequence_leave AFTER DELETE ON {{schema}}.jobs
+    FOR EACH ROW WHEN (OLD.sequence_key IS NOT NULL AND OLD.state <> 'waiting')
+    EXECUTE FUNCTION {{schema}}.sequence_leave();
+
+-- Discarded, pruned by retention, or replayed.
 CREATE TRIGGER dead_jobs_sequence_release AFTER DELETE ON {{schema}}.dead_jobs
     FOR EACH ROW WHEN (OLD.sequence_key IS NOT NULL AND OLD.sequence_halt)
-    EXECUTE FUNCTION {{schema}}.sequence_release();
+    EXECUTE FUNCTION {{schema}}.sequence_leave();

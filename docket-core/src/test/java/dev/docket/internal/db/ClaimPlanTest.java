@@ -72,14 +72,7 @@ class ClaimPlanTest extends DocketTest {
         execute("ANALYZE {s}.job_history");
 
         assertThat(new Statements(new SchemaName(schema)).get("jobClaim")).doesNotContain("job_history");
-        try (Connection c = dataSource().getConnection()) {
-            prepareClaim(c);
-            try {
-                checkPlans(c);
-            } finally {
-                forgetClaim(c);
-            }
-        }
+        checkPlans();
     }
 
     /**
@@ -107,6 +100,11 @@ class ClaimPlanTest extends DocketTest {
         }
         docket.enqueueAll(ready);
         execute("ANALYZE {s}.jobs");
+        checkPlans();
+    }
+
+    /** {@link #checkPlans(Connection)} on a connection of its own, with the claim prepared there. */
+    private void checkPlans() throws Exception {
         try (Connection c = dataSource().getConnection()) {
             prepareClaim(c);
             try {
