@@ -344,9 +344,11 @@ public final class JobOptions {
 
         /**
          * Runs this job in the sequence named {@code sequenceKey}: jobs with the same key run one at a
-         * time, in enqueue order (the order their enqueues committed, by job id; within one
-         * {@code enqueueAll}, the list's order), across all workers and processes; jobs of different
-         * keys run in parallel. Only the oldest live job of a key (its head) can be claimed; the jobs
+         * time, in enqueue order, across all workers and processes; jobs of different keys run in
+         * parallel. Enqueue order is id order: jobs enqueued one after another (each enqueue returned
+         * before the next began) and the jobs of one {@code enqueueAll} run in that order; the jobs of
+         * transactions that enqueue the same key at the same time interleave, each transaction's own
+         * jobs keeping their order. Only the oldest live job of a key (its head) can be claimed; the jobs
          * behind it are {@link JobState#WAITING} and cost the claim nothing. The head holds its sequence
          * while it retries; when it completes, is cancelled or dies, the next job becomes the head in the
          * same transaction (or, with {@link #haltSequenceOnDeath}, a death halts the sequence).
