@@ -76,6 +76,17 @@ public record JobExplanation(long jobId, JobState state, String queue, String ki
         /** Its lease ran out while running: the maintenance leader's rescuer puts it back; facts: {@code leaseUntil}. */
         LEASE_EXPIRED,
         /** Not waiting: it completed, was cancelled or is dead; facts: {@code finishedAt}, and {@code reason} when dead. */
-        FINISHED
+        FINISHED,
+        /**
+         * Waiting behind the head of its sequence ({@link JobOptions.Builder#sequenceKey}): the head runs
+         * (or retries) first; facts: {@code sequenceKey}, {@code headJobId}, {@code waitingAhead} (waiting
+         * jobs of the key between the head and it).
+         */
+        SEQUENCE_WAITING,
+        /**
+         * Its sequence is halted by a dead job ({@link JobOptions.Builder#haltSequenceOnDeath}) until that job
+         * is retried or discarded; facts: {@code sequenceKey}, {@code deadJobId}.
+         */
+        SEQUENCE_HALTED
     }
 }

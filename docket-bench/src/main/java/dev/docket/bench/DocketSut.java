@@ -42,6 +42,7 @@ final class DocketSut implements Sut {
             case "scaleout" -> List.of("default");
             case "fairness" -> List.of(TenantFairness.CAPPED, TenantFairness.UNCAPPED);
             case "txhandler" -> List.of("default", TRANSACTIONAL);
+            case "sequences" -> List.of(SequenceDrain.KEYED, SequenceDrain.UNKEYED);
             default -> List.of("default");
         };
     }

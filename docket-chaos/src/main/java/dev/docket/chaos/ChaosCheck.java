@@ -106,6 +106,7 @@ final class ChaosCheck {
             explainDuplicates(st, r);
             cron(st, r);
         }
+        SequenceChaos.report(SequenceChaos.check(db, fleet::disturbance), r);
         for (WorkerFleet.Loss loss : fleet.losses()) {
             reclaims(loss, r, leaders);
         }

@@ -17,7 +17,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * {@code (job_id, attempt, worker)} in the ledger, then "works" for the job's {@code workMs}; a
  * {@code poison} job halts the JVM as a crashing job would, a job with {@code failFirst} fails its
  * first attempt (and is retried), a job slow on this worker's host works {@code slowMs}, and a handler interrupted because its worker lost the lease
- * records that in the {@code interrupts} table. A {@code counter} job runs in a transactional handler: in
+ * records that in the {@code interrupts} table; a keyed {@code ordered} job also records its start and end
+ * ({@link SequenceChaos}). A {@code counter} job runs in a transactional handler: in
  * its transaction it adds one to the job's row of {@code counters}, then fails (first attempt of a
  * {@code failFirst} job) or works, ignoring interrupts as a handler busy computing would, so that an
  * attempt whose lease was lost meanwhile (a SIGSTOP) reaches its commit and is fenced out there. Each
@@ -98,6 +99,8 @@ public final class ChaosWorker {
                     }
                     workIgnoringInterrupts(dataSource, work.workMs(), ctx.jobId(), ctx.attempt(), name);
                 })
+                .handler(SequenceChaos.KIND, SequenceChaos.Step.class,
+                        (step, ctx) -> SequenceChaos.run(dataSource, step, ctx, name))
                 .handler("tick", Work.class, (work, ctx) -> record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name))
                 .handler("poison", Work.class, (work, ctx) -> {
                     record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name);
@@ -145,7 +148,7 @@ public final class ChaosWorker {
         }
     }
 
-    private static void record(DataSource dataSource, String table, long jobId, int attempt, String worker)
+    static void record(DataSource dataSource, String table, long jobId, int attempt, String worker)
             throws Exception {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO " + ChaosHarness.SCHEMA + "." + table + " (job_id, attempt, worker) VALUES (?, ?, ?)")) {
