@@ -1,9 +1,6 @@
 package dev.docket;
 
-/**
- * Where a job is in its life. {@code SCHEDULED}, {@code READY}, {@code RUNNING} and {@code WAITING} are
- * live (in the jobs table); {@code COMPLETED}, {@code CANCELLED} and {@code DEAD} are final.
- */
+/** Where a job is in its life. The first four are live (in the jobs table); the rest are final. */
 public enum JobState {
     /** Waiting for its {@code runAt} (enqueued for the future, or waiting out a retry backoff). */
     SCHEDULED,
@@ -11,17 +8,18 @@ public enum JobState {
     READY,
     /** Claimed by a worker that holds its lease. */
     RUNNING,
+    /**
+     * Waiting for something other than time, outside the claim's reach: behind the head of its
+     * sequence ({@link JobOptions.Builder#sequenceKey}), for a sequence halted by a dead job, or for the
+     * jobs it depends on ({@link JobOptions.Builder#dependsOn}).
+     */
+    WAITING,
     /** Its handler returned; the job is in the history table. */
     COMPLETED,
     /** Cancelled before it completed; the job is in the history table. */
     CANCELLED,
     /** Failed permanently or ran out of attempts; the job is in the dead-letter table. */
-    DEAD,
-    /**
-     * Waiting for something other than time, such as the jobs it depends on ({@link JobOptions.Builder#dependsOn});
-     * not claimable until that is settled.
-     */
-    WAITING;
+    DEAD;
 
     /** Whether the job can still run (it is in the live jobs table). */
     public boolean isLive() {

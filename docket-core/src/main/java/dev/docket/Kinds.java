@@ -111,7 +111,8 @@ final class Kinds {
         return new InsertRow(options.queue(), kindName, json, version, options.priority(), runAtMicros, delayMillis,
                 maxAttempts, options.tenant(), options.uniqueKey(),
                 options.uniqueFor() == null ? null : options.uniqueFor().toMillis(),
-                codec.metadataJson(observer.withTraceContext(options.metadata())), options.dependsOnIds(),
+                codec.metadataJson(observer.withTraceContext(options.metadata())), options.sequenceKey(),
+                Boolean.TRUE.equals(options.haltSequenceOnDeath()), options.dependsOnIds(),
                 options.dependencyMode().sqlName());
     }
 

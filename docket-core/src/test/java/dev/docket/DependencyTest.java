@@ -140,6 +140,8 @@ class DependencyTest extends DocketTest {
                 .dependsOn(new long[JobOptions.MAX_DEPENDENCIES + 1])).withMessageContaining("at most");
         assertThatThrownBy(() -> JobOptions.builder().dependsOn((long[]) null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> JobOptions.builder().dependencyMode(null)).isInstanceOf(NullPointerException.class);
+        assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().dependsOn(5).sequenceKey("k").build())
+                .withMessageContaining("sequence");
     }
 
     /** A dead dependency cancels its dependents, and theirs in turn, naming it. */

@@ -34,8 +34,8 @@ final class DbSchedulerSut implements Sut {
 
     @Override
     public List<String> configs(String scenario) {
-        // fairness: no tenant caps to compare; scale-out measures Docket only
-        return scenario.equals("fairness") || scenario.equals("scaleout") ? List.of() : List.of("lock-and-fetch");
+        // fairness, sequences: no tenant caps or keys to compare; scale-out measures Docket only
+        return scenario.equals("fairness") || scenario.equals("scaleout") || scenario.equals("sequences") ? List.of() : List.of("lock-and-fetch");
     }
 
     @Override

@@ -37,8 +37,8 @@ final class JobRunrSut implements Sut {
 
     @Override
     public List<String> configs(String scenario) {
-        // fairness: no tenant caps to compare; scale-out measures Docket only
-        return scenario.equals("fairness") || scenario.equals("scaleout") ? List.of() : List.of("poll " + POLL.toMillis() + "ms");
+        // fairness, sequences: no tenant caps or keys to compare; scale-out measures Docket only
+        return scenario.equals("fairness") || scenario.equals("scaleout") || scenario.equals("sequences") ? List.of() : List.of("poll " + POLL.toMillis() + "ms");
     }
 
     @Override

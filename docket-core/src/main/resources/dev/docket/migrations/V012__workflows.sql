@@ -67,10 +67,10 @@ LANGUAGE sql AS $fn$
     )
     INSERT INTO {{schema}}.job_history (id, queue, kind, payload, payload_version, priority, run_at, attempt,
                                         max_attempts, tenant, unique_key, metadata, errors, created_at,
-                                        attempted_at, output, state)
+                                        attempted_at, sequence_key, sequence_halt, output, state)
     SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts, tenant,
            unique_key, metadata || jsonb_build_object('docket.cancelReason', why), errors, created_at,
-           attempted_at, output, 'cancelled'
+           attempted_at, sequence_key, sequence_halt, output, 'cancelled'
       FROM gone;
 $fn$;
 

@@ -30,6 +30,7 @@ public final class Database {
     private final SloQueries slos;
     private final DoctorQueries doctor;
     private final ExplainQueries explain;
+    private final SequenceQueries sequences;
     private final DependencyQueries dependencies;
     private final WorkflowQueries workflows;
 
@@ -59,6 +60,7 @@ public final class Database {
         this.slos = new SloQueries(jdbc, sql);
         this.doctor = new DoctorQueries(jdbc, sql);
         this.explain = new ExplainQueries(jdbc, sql);
+        this.sequences = new SequenceQueries(jdbc, sql);
         this.dependencies = new DependencyQueries(jdbc, sql);
         this.workflows = new WorkflowQueries(jdbc, sql);
     }
@@ -174,6 +176,11 @@ public final class Database {
     /** What "why is this job not running?" reads. */
     public ExplainQueries explain() {
         return explain;
+    }
+
+    /** What holds a sequence's waiting jobs back. */
+    public SequenceQueries sequences() {
+        return sequences;
     }
 
     /** Jobs that wait for other jobs. */

@@ -4,20 +4,22 @@ package dev.docket.internal.db;
  * One validated job to insert; {@code dependsOn} (empty for most jobs) are the jobs it waits for, as
  * {@code dependencyMode} (job_dependencies.mode) says. {@code runAtMicros} (epoch microseconds) or {@code delayMillis}
  * (after the database's now()) may be null; {@code uniqueForMillis} is null for a unique key held
- * only while the job is live; {@code payloadJson} is never logged.
+ * only while the job is live; {@code payloadJson} is never logged. {@code sequenceKey} is null for a
+ * job outside any sequence, and {@code haltSequence} says whether its death halts its sequence.
  */
 public record InsertRow(String queue, String kind, String payloadJson, int payloadVersion, int priority,
                         Long runAtMicros, Long delayMillis, int maxAttempts, String tenant, String uniqueKey,
-                        Long uniqueForMillis, String metadataJson, long[] dependsOn, String dependencyMode) {
+                        Long uniqueForMillis, String metadataJson, String sequenceKey, boolean haltSequence,
+                        long[] dependsOn, String dependencyMode) {
 
     private static final long[] NONE = new long[0];
 
     /** A job without dependencies. */
     public InsertRow(String queue, String kind, String payloadJson, int payloadVersion, int priority,
                      Long runAtMicros, Long delayMillis, int maxAttempts, String tenant, String uniqueKey,
-                     Long uniqueForMillis, String metadataJson) {
+                     Long uniqueForMillis, String metadataJson, String sequenceKey, boolean haltSequence) {
         this(queue, kind, payloadJson, payloadVersion, priority, runAtMicros, delayMillis, maxAttempts, tenant,
-                uniqueKey, uniqueForMillis, metadataJson, NONE, null);
+                uniqueKey, uniqueForMillis, metadataJson, sequenceKey, haltSequence, NONE, null);
     }
 
     /** Whether the job waits for other jobs. */
