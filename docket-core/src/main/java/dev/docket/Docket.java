@@ -162,7 +162,7 @@ public final class Docket extends Enqueuer implements AutoCloseable {
      * @return the workflow's id, for {@link DocketAdmin#workflow}
      */
     public long enqueueWorkflow(Workflow workflow) {
-        return workflows.enqueue(null, java.util.Objects.requireNonNull(workflow, "workflow"));
+        return workflows.enqueue(null, Objects.requireNonNull(workflow, "workflow"));
     }
 
     /**
@@ -170,18 +170,18 @@ public final class Docket extends Enqueuer implements AutoCloseable {
      * that transaction commits. Never commits, rolls back or closes {@code tx}.
      */
     public long enqueueWorkflow(Connection tx, Workflow workflow) {
-        return workflows.enqueue(java.util.Objects.requireNonNull(tx, "tx"),
-                java.util.Objects.requireNonNull(workflow, "workflow"));
+        return workflows.enqueue(Objects.requireNonNull(tx, "tx"),
+                Objects.requireNonNull(workflow, "workflow"));
     }
 
     /** Enqueues a batch and its callbacks in one transaction of its own; see {@link Batch}. */
     public BatchEnqueued enqueueBatch(Batch batch) {
-        return workflows.enqueue(null, java.util.Objects.requireNonNull(batch, "batch"));
+        return workflows.enqueue(null, Objects.requireNonNull(batch, "batch"));
     }
 
     /** Enqueues a batch and its callbacks inside the caller's transaction (never committed, rolled back or closed here). */
     public BatchEnqueued enqueueBatch(Connection tx, Batch batch) {
-        return workflows.enqueue(java.util.Objects.requireNonNull(tx, "tx"), java.util.Objects.requireNonNull(batch, "batch"));
+        return workflows.enqueue(Objects.requireNonNull(tx, "tx"), Objects.requireNonNull(batch, "batch"));
     }
 
     /** Finds a job wherever it lives: waiting or running, completed or cancelled, or dead. */

@@ -1,5 +1,7 @@
 package dev.docket;
 
+import java.util.Optional;
+
 /** What a handler knows about the attempt it is running. */
 public interface JobContext {
 
@@ -53,7 +55,7 @@ public interface JobContext {
      * @throws IllegalArgumentException if the output does not map to {@code type}
      * @throws UnsupportedOperationException where the context is not a worker's (a hand-made test context)
      */
-    default <T> java.util.Optional<T> output(long jobId, Class<T> type) {
+    default <T> Optional<T> output(long jobId, Class<T> type) {
         throw new UnsupportedOperationException("output needs a worker's JobContext");
     }
 
