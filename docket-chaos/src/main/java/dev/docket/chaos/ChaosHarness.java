@@ -171,7 +171,10 @@ public final class ChaosHarness {
                 }
             }
             if (b == batches - 1) {
-                ids.addAll(enqueueBatchRetrying(docket, batch));
+                ids.addAll(enqueueBatchRetrying(docket, batch.stream().map(j -> j.payload() instanceof ChaosWorker.Work w
+                        ? NewJob.of(j.kind(), ChaosWorker.Work.of(w.n(), random.nextInt(200, 600), false), j.options())
+                        : j).toList()));
+                killDuringLastBatch();
             } else {
                 ids.addAll(enqueueRetrying(docket, batch));
             }
@@ -212,10 +215,10 @@ public final class ChaosHarness {
     private static List<Long> enqueueBatchRetrying(Docket docket, List<NewJob> jobs) throws InterruptedException {
         for (int attempt = 1; ; attempt++) {
             String tag = UUID.randomUUID().toString();
-            JobOptions tagged = JobOptions.builder().metadata(ChaosCheck.BATCH_TAG, tag).build();
-            Batch.Builder batch = Batch.builder()
-                    .onAllFinished(NewJob.of("chaos_batch_done", ChaosWorker.Work.of(0, 0, false), tagged));
-            jobs.forEach(j -> batch.job(NewJob.of(j.kind(), j.payload(), tagged)));
+            Batch.Builder batch = Batch.builder().onAllFinished(NewJob.of("chaos_batch_done", ChaosWorker.Work.of(0, 0, false),
+                    JobOptions.builder().metadata(ChaosCheck.BATCH_TAG, tag).build()));
+            jobs.forEach(j -> batch.job(NewJob.of(j.kind(), j.payload(),
+                    j.options().toBuilder().metadata(ChaosCheck.BATCH_TAG, tag).build())));
             try {
                 BatchEnqueued enqueued = docket.enqueueBatch(batch.build());
                 List<Long> ids = new ArrayList<>(enqueued.jobIds());
@@ -227,6 +230,23 @@ public final class ChaosHarness {
                 }
                 TimeUnit.MILLISECONDS.sleep(500);
             }
+        }
+    }
+
+    /**
+     * Kills a worker while it runs jobs of the last batch (they work 200 to 600 ms each), so that the
+     * batch's callback is settled by completions that come after a kill and a re-claim.
+     */
+    private void killDuringLastBatch() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() < deadline) {
+            if (Sql.retrying(() -> Sql.count(harness, "SELECT count(*) FROM " + SCHEMA + ".jobs WHERE state = 'running' "
+                    + "AND metadata ->> '" + ChaosCheck.BATCH_TAG + "' IS NOT NULL")) > 0) {
+                System.out.println("chaos: killing a worker during the last batch's completions");
+                fleet.killOne();
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(20);
         }
     }
 
