@@ -176,6 +176,56 @@ WITH RECURSIVE p AS (
    AND {{jobClaimAsyncCommit}}
 {{jobClaimReturning}}
 
+-- name: jobClaimRateLimited
+-- The claim of a queue that rate limits concern (RateLimitQueries.claim, after the limits' rows are
+-- locked and their usage read; the limits are the queue's own and every kind's, and for a capped
+-- queue its caps as budgets of scope 'cap' (the claim then holds queueClaimLock): l). A bucket with
+-- no permit left (b.remaining <= 0) is left out of the scan itself, so the kinds and tenants behind
+-- its jobs keep flowing; its ready jobs cost the claim only the index entries it reads past. Within
+-- the bounded look-ahead, each row is numbered within every (limit, bucket) it counts towards, and a
+-- row past any of its budgets is not taken (a row refused by one limit still uses a number of the
+-- others: the claim may take fewer than it could, never more).
+WITH l AS (
+    SELECT * FROM unnest(?::text[], ?::text[], ?::boolean[], ?::int[]) AS l(scope, name, per_tenant, permits)
+), b AS (
+    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::int[]) AS b(scope, name, bucket, remaining)
+), scan AS (
+    SELECT j.id, j.kind, j.tenant, j.priority, j.run_at FROM {{schema}}.jobs j
+     WHERE j.state = 'ready' AND j.queue = ?
+       AND NOT EXISTS (SELECT 1 FROM {{schema}}.queues q WHERE q.name = j.queue AND q.paused)
+       AND NOT EXISTS (SELECT 1 FROM l JOIN b ON b.scope = l.scope AND b.name = l.name
+                        WHERE b.remaining <= 0 AND (l.scope <> 'kind' OR l.name = j.kind)
+                          AND b.bucket = CASE WHEN l.per_tenant AND j.tenant IS NOT NULL
+                                              THEN '=' || j.tenant ELSE '' END)
+     ORDER BY j.priority, j.run_at, j.id
+     LIMIT ?
+), numbered AS MATERIALIZED (
+    SELECT s.id, coalesce(b.remaining, l.permits) AS budget,
+           row_number() OVER (PARTITION BY l.scope, l.name, k.bucket ORDER BY s.priority, s.run_at, s.id) AS nth
+      FROM scan s
+      JOIN l ON l.scope <> 'kind' OR l.name = s.kind
+     CROSS JOIN LATERAL (SELECT CASE WHEN l.per_tenant AND s.tenant IS NOT NULL
+                                     THEN '=' || s.tenant ELSE '' END AS bucket) k
+      LEFT JOIN b ON b.scope = l.scope AND b.name = l.name AND b.bucket = k.bucket
+)
+{{jobClaimSet}}
+ WHERE id = ANY (ARRAY(
+           SELECT j.id FROM {{schema}}.jobs j
+            WHERE j.id = ANY (ARRAY(
+                      SELECT s.id FROM scan s
+                       WHERE NOT EXISTS (SELECT 1 FROM numbered n WHERE n.id = s.id AND n.nth > n.budget)
+                       ORDER BY s.priority, s.run_at, s.id
+                       LIMIT ?))
+              AND j.state = 'ready'
+            ORDER BY j.priority, j.run_at, j.id
+            FOR NO KEY UPDATE SKIP LOCKED))
+   AND {{jobClaimAsyncCommit}}
+{{jobClaimReturning}}
+
+-- name: jobRunningInQueue
+-- A capped queue's running jobs per tenant (from the running set), for its rate-limited claim.
+SELECT tenant, count(*) AS running FROM {{schema}}.jobs WHERE state = 'running' AND queue = ? GROUP BY tenant
+
 -- name: jobCompleteManyToHistory
 WITH done AS (
     DELETE FROM {{schema}}.jobs j

@@ -30,6 +30,7 @@ public final class Database {
     private final SloQueries slos;
     private final DoctorQueries doctor;
     private final ExplainQueries explain;
+    private final RateLimitQueries rateLimits;
 
     public Database(DataSource dataSource, SchemaName schemaName, ObjectMapper json) {
         this(dataSource, schemaName, json, NetworkTimeout.NONE);
@@ -57,6 +58,7 @@ public final class Database {
         this.slos = new SloQueries(jdbc, sql);
         this.doctor = new DoctorQueries(jdbc, sql);
         this.explain = new ExplainQueries(jdbc, sql);
+        this.rateLimits = new RateLimitQueries(jdbc, sql);
     }
 
     /** A database call whose {@link SQLException} the public API reports as a {@link DocketException}. */
@@ -170,5 +172,9 @@ public final class Database {
     /** What "why is this job not running?" reads. */
     public ExplainQueries explain() {
         return explain;
+    }
+
+    public RateLimitQueries rateLimits() {
+        return rateLimits;
     }
 }
