@@ -76,6 +76,13 @@ public record JobExplanation(long jobId, JobState state, String queue, String ki
         /** Its lease ran out while running: the maintenance leader's rescuer puts it back; facts: {@code leaseUntil}. */
         LEASE_EXPIRED,
         /** Not waiting: it completed, was cancelled or is dead; facts: {@code finishedAt}, and {@code reason} when dead. */
-        FINISHED
+        FINISHED,
+        /**
+         * Ready, but a rate limit it counts towards has no permit left in its current window: the claim skips
+         * it (and takes other jobs) until one frees; facts: {@code scope} ({@code kind} or {@code queue}),
+         * {@code name}, {@code permits}, {@code period} (ISO-8601), {@code used}, {@code nextPermitAt}, and
+         * {@code tenant} for a limit with a budget per tenant. One reason per such limit.
+         */
+        RATE_LIMITED
     }
 }

@@ -97,6 +97,15 @@ class RateLimitTest extends DocketTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> free.get() == 300);
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> limited.get() == 5);
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE kind = 'limited' AND state = 'ready'")).isEqualTo(595);
+
+        long held = queryLong("SELECT min(id) FROM {s}.jobs WHERE kind = 'limited'");
+        JobExplanation.Reason reason = docket.admin().explain(held).orElseThrow().reasons().getFirst();
+        assertThat(reason.code()).isEqualTo(JobExplanation.Code.RATE_LIMITED);
+        assertThat(reason.facts()).containsEntry("scope", "kind").containsEntry("name", "limited")
+                .containsEntry("permits", "5").containsEntry("used", "5").containsEntry("period", "PT1H")
+                .containsKey("nextPermitAt").doesNotContainKey("tenant");
+        assertThat(java.time.Instant.parse(reason.facts().get("nextPermitAt")))
+                .isAfter(java.time.Instant.now().plus(Duration.ofMinutes(50)));
     }
 
     /** With budgets per tenant, each tenant (and the jobs without one, together) starts its own 3 permits. */
@@ -114,6 +123,11 @@ class RateLimitTest extends DocketTest {
         assertThat(queryLong("SELECT count(*) FROM {s}.job_history WHERE tenant = 'acme'")).isEqualTo(3);
         assertThat(queryLong("SELECT count(*) FROM {s}.job_history WHERE tenant = 'globex'")).isEqualTo(3);
         assertThat(queryLong("SELECT count(*) FROM {s}.job_history WHERE tenant IS NULL")).isEqualTo(3);
+        long held = queryLong("SELECT min(id) FROM {s}.jobs WHERE tenant = 'acme'");
+        assertThat(docket.admin().explain(held).orElseThrow().reasons()).singleElement().satisfies(r -> {
+            assertThat(r.code()).isEqualTo(JobExplanation.Code.RATE_LIMITED);
+            assertThat(r.facts()).containsEntry("tenant", "acme").containsEntry("used", "3");
+        });
     }
 
     /** A queue's limit counts every kind in it. */
@@ -186,6 +200,46 @@ class RateLimitTest extends DocketTest {
         release.countDown();
         await().atMost(Duration.ofSeconds(20)).until(() -> completed("slow") == 6);
         assertThat(peak.get()).isEqualTo(2);
+    }
+
+    /** Bad limits are refused with a message that names what is wrong, from the builder and at run time. */
+    @Test
+    void refusesBadLimits() {
+        Docket docket = docket();
+        docket.enqueue("known", new Item(1));
+        Duration second = Duration.ofSeconds(1);
+        Docket.Builder builder = Docket.builder(dataSource());
+        assertRefused(() -> builder.rateLimit("known", 0, second), "permits must be between 1 and 1000000, was 0");
+        assertRefused(() -> builder.rateLimit("known", -5, second), "permits");
+        assertRefused(() -> builder.rateLimit("known", 1_000_001, second), "permits");
+        assertRefused(() -> builder.rateLimit("known", 5, Duration.ZERO), "period must be between 1 ms and 7 days");
+        assertRefused(() -> builder.rateLimit("known", 5, Duration.ofSeconds(-1)), "period");
+        assertRefused(() -> builder.rateLimit("known", 5, Duration.ofDays(8)), "period");
+        assertRefused(() -> builder.rateLimit("known", 5, Duration.ofSeconds(Long.MAX_VALUE)), "period");
+        assertRefused(() -> builder.rateLimit("known", 5, Duration.ofNanos(1_500_000)), "whole number of milliseconds");
+        assertRefused(() -> builder.rateLimit("", 5, second), "kind");
+        assertRefused(() -> builder.rateLimit("bad\u0000kind", 5, second), "kind");
+        assertRefused(() -> builder.rateLimit("evil\u202Egnp.exe", 5, second), "kind");
+        assertRefused(() -> builder.rateLimit("\uD800", 5, second), "kind");
+        assertRefused(() -> builder.rateLimit("x".repeat(256), 5, second), "kind");
+        assertRefused(() -> builder.queueRateLimit("no spaces", 5, second), "queue");
+        assertRefused(() -> builder.queueRateLimit("'; DROP TABLE jobs; --", 5, second), "queue");
+        builder.rateLimit("known", 5, second);
+        assertRefused(() -> builder.rateLimit("known", 9, second), "a rate limit on kind 'known' is already declared");
+        org.assertj.core.api.Assertions.assertThatNullPointerException().isThrownBy(() -> builder.rateLimit("k", 1, null));
+
+        assertRefused(() -> docket.admin().setRateLimit(RateLimit.ofKind("unknwon", 5, second)), "no kind unknwon is known");
+        assertRefused(() -> docket.admin().setRateLimit(RateLimit.ofQueue("nowhere", 5, second)), "no queue nowhere is known");
+        assertRefused(() -> docket.admin().removeRateLimit(RateLimit.Scope.QUEUE, "bad queue"), "queue");
+        assertThat(docket.admin().rateLimits()).isEmpty();
+        docket.admin().setRateLimit(RateLimit.ofKind("known", 5, second));
+        docket.admin().setRateLimit(RateLimit.ofKind("brand-new", 5, second), true);
+        docket.admin().setRateLimit(RateLimit.ofQueue("default", 5, second));
+        assertThat(docket.admin().rateLimits()).extracting(s -> s.limit().name()).containsExactly("brand-new", "known", "default");
+    }
+
+    private static void assertRefused(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String message) {
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(call).withMessageContaining(message);
     }
 
     private long completed(String kind) {
