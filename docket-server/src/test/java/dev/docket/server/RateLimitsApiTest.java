@@ -27,7 +27,7 @@ class RateLimitsApiTest extends ServerTest {
         assertThat(set.json().get("periodMs").asLong()).isEqualTo(1000);
         assertThat(set.json().get("edited").asBoolean()).isTrue();
         assertThat(put("/api/rate-limits/queue/default", Role.ADMIN,
-                json("permits", 10, "period", "PT1M", "perTenant", true)).status()).isEqualTo(200);
+                json("permits", 10, "period", "1m", "perTenant", true)).status()).isEqualTo(200);
         assertThat(docket.admin().rateLimits()).extracting(s -> s.limit()).containsExactly(
                 RateLimit.ofKind("send_email", 50, Duration.ofSeconds(1)),
                 RateLimit.ofQueue("default", 10, Duration.ofMinutes(1)).perTenantBudgets());
@@ -76,7 +76,9 @@ class RateLimitsApiTest extends ServerTest {
                 {"/api/rate-limits/kind/k", "{\"permits\": 5, \"period\": \"P8D\"}", "period"},
                 {"/api/rate-limits/kind/k", "{\"permits\": 5, \"period\": \"PT9999999999999999999S\"}", "period"},
                 {"/api/rate-limits/kind/k", "{\"permits\": 5, \"period\": \"PT0.0001S\"}", "whole number of milliseconds"},
-                {"/api/rate-limits/kind/k", "{\"permits\": 5, \"period\": \"1 second\"}", "ISO-8601"},
+                {"/api/rate-limits/kind/k", "{\"permits\": 5, \"period\": \"1 second\"}", "period must be a duration such as"},
+                {"/api/rate-limits/kind/k", "{\"permits\": 5, \"period\": \"99999999999999999999s\"}", "period"},
+                {"/api/rate-limits/kind/k", "{\"permits\": 5, \"period\": \"9999999999999999d\"}", "period"},
                 {"/api/rate-limits/kind/k", "{\"permits\": 5, \"period\": 1000}", ""},
                 {"/api/rate-limits/kind/k", "{\"permits\": 5}", "permits and period are required"},
                 {"/api/rate-limits/kind/k", "{\"permits\": 5, \"period\": \"PT1S\", \"extra\": 1}", "unknown field"},

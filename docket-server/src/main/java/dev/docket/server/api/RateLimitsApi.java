@@ -7,7 +7,6 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Locale;
 
@@ -28,7 +27,7 @@ public record RateLimitsApi(DocketAdmin admin, Bodies bodies) {
         app.delete("/api/rate-limits/{scope}/{name}", this::remove, Access.OPERATE);
     }
 
-    /** {@code PUT}'s body: {@code {"permits": 50, "period": "PT1S", "perTenant": false}}; perTenant is optional. */
+    /** {@code PUT}'s body: {@code {"permits": 50, "period": "1s", "perTenant": false}}; perTenant is optional. */
     record LimitRequest(Integer permits, String period, Boolean perTenant) {
     }
 
@@ -91,12 +90,12 @@ public record RateLimitsApi(DocketAdmin admin, Bodies bodies) {
         };
     }
 
-    /** An ISO-8601 duration ({@code PT1S}, {@code PT0.5S}, {@code P1D}); the limit checks its range. */
+    /** A duration as the API's other fields take it ({@code 500ms}, {@code 1s}, {@code 1m}, {@code PT1S}); the limit checks its range. */
     private static Duration period(String text) {
         try {
-            return Duration.parse(text);
-        } catch (DateTimeParseException | ArithmeticException e) {
-            throw ApiException.badRequest("period must be an ISO-8601 duration such as PT1S or PT1M, was '"
+            return JobRequests.parseDuration(text);
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw ApiException.badRequest("period must be a duration such as 500ms, 1s, 1m or PT1S, was '"
                     + JobRequests.clip(text) + "'");
         }
     }
