@@ -1,18 +1,25 @@
 package dev.docket;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import static org.awaitility.Awaitility.await;
 
 import dev.docket.testing.DocketTest;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -104,8 +111,8 @@ class RateLimitTest extends DocketTest {
         assertThat(reason.facts()).containsEntry("scope", "kind").containsEntry("name", "limited")
                 .containsEntry("permits", "5").containsEntry("used", "5").containsEntry("period", "PT1H")
                 .containsKey("nextPermitAt").doesNotContainKey("tenant");
-        assertThat(java.time.Instant.parse(reason.facts().get("nextPermitAt")))
-                .isAfter(java.time.Instant.now().plus(Duration.ofMinutes(50)));
+        assertThat(Instant.parse(reason.facts().get("nextPermitAt")))
+                .isAfter(Instant.now().plus(Duration.ofMinutes(50)));
     }
 
     /** With budgets per tenant, each tenant (and the jobs without one, together) starts its own 3 permits. */
@@ -127,6 +134,21 @@ class RateLimitTest extends DocketTest {
         assertThat(docket.admin().explain(held).orElseThrow().reasons()).singleElement().satisfies(r -> {
             assertThat(r.code()).isEqualTo(JobExplanation.Code.RATE_LIMITED);
             assertThat(r.facts()).containsEntry("tenant", "acme").containsEntry("used", "3");
+        });
+    }
+
+    /** Claims that find a limit out of permits are counted per queue, when the application gave a registry. */
+    @Test
+    @Timeout(60)
+    void claimsHeldBackByALimitAreCounted() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Docket docket = docket(b -> b.rateLimit("limited", 2, HOUR).meterRegistry(registry));
+        docket.enqueueAll(IntStream.range(0, 5).mapToObj(i -> NewJob.of("limited", new Item(i))).toList());
+        worker(docket, w -> w.queue("default", 4).handler("limited", Item.class, (item, ctx) -> { }));
+        await().atMost(Duration.ofSeconds(20)).until(() -> completed("limited") == 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            Counter c = registry.find("docket.claims.rate.limited").tag("queue", "default").counter();
+            return c != null && c.count() >= 1;
         });
     }
 
@@ -188,7 +210,7 @@ class RateLimitTest extends DocketTest {
         docket.admin().setQueueLimits("default", 2, null);
         AtomicInteger running = new AtomicInteger();
         AtomicInteger peak = new AtomicInteger();
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
         docket.enqueueAll(IntStream.range(0, 10).mapToObj(i -> NewJob.of("slow", new Item(i))).toList());
         worker(docket, w -> w.queue("default", 8).handler("slow", Item.class, (item, ctx) -> {
             peak.accumulateAndGet(running.incrementAndGet(), Math::max);
@@ -226,7 +248,7 @@ class RateLimitTest extends DocketTest {
         assertRefused(() -> builder.queueRateLimit("'; DROP TABLE jobs; --", 5, second), "queue");
         builder.rateLimit("known", 5, second);
         assertRefused(() -> builder.rateLimit("known", 9, second), "a rate limit on kind 'known' is already declared");
-        org.assertj.core.api.Assertions.assertThatNullPointerException().isThrownBy(() -> builder.rateLimit("k", 1, null));
+        assertThatNullPointerException().isThrownBy(() -> builder.rateLimit("k", 1, null));
 
         assertRefused(() -> docket.admin().setRateLimit(RateLimit.ofKind("unknwon", 5, second)), "no kind unknwon is known");
         assertRefused(() -> docket.admin().setRateLimit(RateLimit.ofQueue("nowhere", 5, second)), "no queue nowhere is known");
@@ -238,8 +260,8 @@ class RateLimitTest extends DocketTest {
         assertThat(docket.admin().rateLimits()).extracting(s -> s.limit().name()).containsExactly("brand-new", "known", "default");
     }
 
-    private static void assertRefused(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String message) {
-        org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(call).withMessageContaining(message);
+    private static void assertRefused(ThrowingCallable call, String message) {
+        assertThatIllegalArgumentException().isThrownBy(call).withMessageContaining(message);
     }
 
     private long completed(String kind) {

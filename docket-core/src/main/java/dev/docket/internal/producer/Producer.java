@@ -181,6 +181,9 @@ public final class Producer extends Service {
             RateLimitQueries.Claim claim = store.rateLimits().claim(queue, want, settings, lease, kindLeases, workerId);
             jobs = claim.jobs();
             nextPermit = claim.nextPermit();
+            if (claim.heldBack()) {
+                observer.rateLimited(queue);
+            }
         } else {
             nextPermit = null;
             jobs = settings.capped()
