@@ -219,6 +219,7 @@ public final class Bench {
                 case "soak" -> RateLoad.soak(sut, concurrency, drainRate(system, config, concurrency), o.soakDuration(), ds);
                 case "scaleout" -> ScaleOut.run((DocketSut) sut, url, point.processes(), concurrency, o.jobs(), drainLimit());
                 case "fairness" -> TenantFairness.run(((DocketSut) sut).docket(), 2 * o.jobs(), config);
+                case "ratelimit" -> RateLimitLoad.run(ds, o.jobs(), concurrency, config);
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario + "; known: " + BenchOptions.ALL_SCENARIOS);
             };
         } finally {

@@ -15,7 +15,7 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
     static final List<String> ALL_SYSTEMS = List.of("docket", "raw", "db-scheduler", "jobrunr", "graphile-worker",
             "pg-boss");
     static final List<String> ALL_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup", "scaleout",
-            "soak", "fairness");
+            "soak", "fairness", "ratelimit");
     static final List<String> DEFAULT_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup", "scaleout");
 
     static BenchOptions parse(String[] args) {
@@ -89,8 +89,8 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
             Usage: bin/bench [options]   (or: docket bench [options])
               --systems LIST            docket,raw,db-scheduler,jobrunr,graphile-worker,pg-boss (default: all;
                                  the last two run on Node 22, which bin/bench installs with npm)
-              --scenarios LIST          bulk,single,drain,steady,pickup,scaleout,soak,fairness (default: all
-                                 but soak and fairness)
+              --scenarios LIST          bulk,single,drain,steady,pickup,scaleout,soak,fairness,ratelimit
+                                 (default: all but soak, fairness and ratelimit)
               --jobs N                  jobs for bulk and drain (default 100000; 5000 with --short)
               --reps N                  repetitions, the median is reported (default 3; 1 with --short)
               --concurrency LIST        worker concurrencies for drain and scaleout (default 8,64)
@@ -107,5 +107,7 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
             queue, enqueue commit to handler start; scaleout (Docket only) = N pre-enqueued jobs drained by P
             worker JVMs of each concurrency; soak = half the drain rate for --soak-duration; fairness
             (Docket only) = a flood of 2 x N jobs by one tenant, 1,000 of another behind it, with a tenant cap
-            of 4 and without: when the calm tenant's last job started, and how many flood jobs ran first.""";
+            of 4 and without: when the calm tenant's last job started, and how many flood jobs ran first;
+            ratelimit (Docket only) = N jobs of a free kind behind N/2 of a kind limited to 1,000 starts/s, in
+            one queue, with the limit and without: free jobs/s, limited starts/s, and the claim's mean time.""";
 }

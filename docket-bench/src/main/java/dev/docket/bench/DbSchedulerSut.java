@@ -35,7 +35,7 @@ final class DbSchedulerSut implements Sut {
     @Override
     public List<String> configs(String scenario) {
         // fairness: no tenant caps to compare; scale-out measures Docket only
-        return scenario.equals("fairness") || scenario.equals("scaleout") ? List.of() : List.of("lock-and-fetch");
+        return scenario.equals("fairness") || scenario.equals("scaleout") || scenario.equals("ratelimit") ? List.of() : List.of("lock-and-fetch");
     }
 
     @Override

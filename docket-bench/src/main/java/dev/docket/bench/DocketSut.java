@@ -32,6 +32,7 @@ final class DocketSut implements Sut {
             case "drain", "steady", "soak" -> List.of("default", "delete");
             case "scaleout" -> List.of("default");
             case "fairness" -> List.of(TenantFairness.CAPPED, TenantFairness.UNCAPPED);
+            case "ratelimit" -> List.of(RateLimitLoad.LIMITED, RateLimitLoad.UNLIMITED);
             default -> List.of("default");
         };
     }

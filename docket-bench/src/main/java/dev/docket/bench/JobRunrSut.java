@@ -38,7 +38,7 @@ final class JobRunrSut implements Sut {
     @Override
     public List<String> configs(String scenario) {
         // fairness: no tenant caps to compare; scale-out measures Docket only
-        return scenario.equals("fairness") || scenario.equals("scaleout") ? List.of() : List.of("poll " + POLL.toMillis() + "ms");
+        return scenario.equals("fairness") || scenario.equals("scaleout") || scenario.equals("ratelimit") ? List.of() : List.of("poll " + POLL.toMillis() + "ms");
     }
 
     @Override

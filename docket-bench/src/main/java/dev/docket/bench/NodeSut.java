@@ -81,7 +81,7 @@ final class NodeSut implements Sut {
     @Override
     public List<String> configs(String scenario) {
         // fairness: no tenant caps to compare; scale-out measures Docket only
-        return scenario.equals("fairness") || scenario.equals("scaleout") ? List.of() : List.of(config);
+        return scenario.equals("fairness") || scenario.equals("scaleout") || scenario.equals("ratelimit") ? List.of() : List.of(config);
     }
 
     @Override
