@@ -10,9 +10,6 @@ import dev.docket.RateLimitSettings;
 import dev.docket.server.cli.CliRunner.Run;
 import dev.docket.testing.DocketTest;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -22,12 +19,8 @@ class RateLimitCliTest extends DocketTest {
     record Task(int n) {
     }
 
-    private final Map<String, String> env = new HashMap<>();
-
     private Run cli(String... args) {
-        List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of("--database-url", db.jdbcUrl(), "--schema", schema));
-        return CliRunner.run(env, all.toArray(String[]::new));
+        return CliRunner.against(db.jdbcUrl(), schema, args);
     }
 
     @Test
@@ -75,7 +68,7 @@ class RateLimitCliTest extends DocketTest {
         assertFails(cli("rate-limit", "set", "--queue", "nowhere", "--permits", "5", "--period", "1s"), 1,
                 "no queue nowhere is known");
         assertFails(cli("rate-limit", "remove", "--queue", "bad queue!"), 2, "queue");
-        assertFails(CliRunner.run(env, "rate-limit"), 2, "give a subcommand");
+        assertFails(CliRunner.run(Map.of(), "rate-limit"), 2, "give a subcommand");
         assertThat(docket.admin().rateLimits()).isEmpty();
     }
 }
