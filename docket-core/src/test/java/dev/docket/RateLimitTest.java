@@ -32,7 +32,8 @@ class RateLimitTest extends DocketTest {
     private static final Duration HOUR = Duration.ofHours(1);
 
     /**
-     * The issue's test: four workers (32 slots) drain a backlog of a kind limited to 50 per second for
+     * The issue's test: four workers (32 slots, on two Docket instances with pools of their own, as two
+     * processes would be) drain a backlog of a kind limited to 50 per second for
      * ten seconds. By the database clock at which each job was claimed (its attemptedAt), no sliding
      * second holds more than 50 starts, and the ten seconds hold 500 ± 10%.
      */
@@ -40,10 +41,11 @@ class RateLimitTest extends DocketTest {
     @Timeout(90)
     void fourWorkersNeverStartMoreThanTheLimitInAnySlidingSecond() throws SQLException {
         Docket docket = docket(b -> b.rateLimit("limited", 50, Duration.ofSeconds(1)));
+        Docket other = docket(b -> b.rateLimit("limited", 50, Duration.ofSeconds(1)));
         docket.enqueueAll(IntStream.range(0, 1_500).mapToObj(i -> NewJob.of("limited", new Item(i))).toList());
         for (int n = 0; n < 4; n++) {
             boolean maintains = n == 0;
-            worker(docket, w -> w.queue("default", 8).maintenance(maintains)
+            worker(n % 2 == 0 ? docket : other, w -> w.queue("default", 8).maintenance(maintains)
                     .handler("limited", Item.class, (item, ctx) -> { }));
         }
         await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200))

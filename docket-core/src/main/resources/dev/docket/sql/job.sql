@@ -70,14 +70,18 @@ SELECT nextval('{{schema}}.jobs_id_seq') AS id FROM generate_series(1, ?)
 -- name: jobFindByUniqueKeys
 SELECT unique_key, id FROM {{schema}}.jobs WHERE unique_key = ANY (?::text[])
 
--- fragment: jobClaimSet
--- What a claim sets: the attempt counts at claim, and kinds with a lease of their own pass it in the arrays.
-UPDATE {{schema}}.jobs
-   SET state = 'running', attempt = attempt + 1, attempted_at = now(),
-       lease_until = now() + coalesce(
+-- fragment: jobClaimLease
+-- Kinds with a lease of their own pass it in the arrays; the others take the worker's.
+lease_until = now() + coalesce(
            (SELECT l.ms FROM unnest(?::text[], ?::bigint[]) AS l(kind, ms) WHERE l.kind = jobs.kind),
            ?) * interval '1 millisecond',
        locked_by = ?
+
+-- fragment: jobClaimSet
+-- What a claim sets: the attempt counts at claim, and the lease.
+UPDATE {{schema}}.jobs
+   SET state = 'running', attempt = attempt + 1, attempted_at = now(),
+       {{jobClaimLease}}
 
 -- fragment: jobClaimAsyncCommit
 -- A claim's transaction commits with synchronous_commit off: one claim statement per batch is the
@@ -178,13 +182,14 @@ WITH RECURSIVE p AS (
 
 -- name: jobClaimRateLimited
 -- The claim of a queue that rate limits concern (RateLimitQueries.claim, after the limits' rows are
--- locked and their usage read; the limits are the queue's own and every kind's, and for a capped
+-- locked and their usage read; the limits are the queue's own and its worker's kinds', and for a capped
 -- queue its caps as budgets of scope 'cap' (the claim then holds queueClaimLock): l). A bucket with
 -- no permit left (b.remaining <= 0) is left out of the scan itself, so the kinds and tenants behind
 -- its jobs keep flowing; its ready jobs cost the claim only the index entries it reads past. Within
 -- the bounded look-ahead, each row is numbered within every (limit, bucket) it counts towards, and a
 -- row past any of its budgets is not taken (a row refused by one limit still uses a number of the
--- others: the claim may take fewer than it could, never more).
+-- others: the claim may take fewer than it could, never more). Its start time (attempted_at) is the
+-- one the windows record (see rateLimitUsage), not the transaction's now().
 WITH l AS (
     SELECT * FROM unnest(?::text[], ?::text[], ?::boolean[], ?::int[]) AS l(scope, name, per_tenant, permits)
 ), b AS (
@@ -208,7 +213,9 @@ WITH l AS (
                                      THEN '=' || s.tenant ELSE '' END AS bucket) k
       LEFT JOIN b ON b.scope = l.scope AND b.name = l.name AND b.bucket = k.bucket
 )
-{{jobClaimSet}}
+UPDATE {{schema}}.jobs
+   SET state = 'running', attempt = attempt + 1, attempted_at = ?::timestamptz,
+       {{jobClaimLease}}
  WHERE id = ANY (ARRAY(
            SELECT j.id FROM {{schema}}.jobs j
             WHERE j.id = ANY (ARRAY(

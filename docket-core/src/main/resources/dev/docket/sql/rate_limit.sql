@@ -51,53 +51,66 @@ WITH gone AS (
 SELECT count(*) AS removed FROM gone
 
 -- name: rateLimitLock
--- Every limit a claim of one queue must respect: the queue's own, and those of kinds. The claimers
--- they concern serialize on these rows (in one order, so two claimers never deadlock) until their
--- transaction ends: what a claim reads of the windows stays true until it has recorded its starts.
+-- Every limit a claim of one queue must respect: the queue's own, and those of the kinds the worker
+-- has handlers for (a job of another kind runs no handler on this worker: it fails with "no
+-- handler", as without limits). The claimers they concern serialize on these rows (in one order, so
+-- two claimers never deadlock) until their transaction ends: what a claim reads of the windows stays
+-- true until it has recorded its starts.
 SELECT {{rateLimitColumns}}
   FROM {{schema}}.rate_limits
- WHERE (scope = 'queue' AND name = ?) OR scope = 'kind'
+ WHERE (scope = 'queue' AND name = ?) OR (scope = 'kind' AND name = ANY (?::text[]))
  ORDER BY scope, name
    FOR NO KEY UPDATE
 
 -- name: rateLimitUsage
--- The starts of the last period per bucket of the given limits, for the buckets that had any, and
--- when the next permit frees (only meaningful when used >= permits): the time at which the starts
--- younger than one period fall to permits - 1. Buckets whose starts are all older than a period go
--- (a tenant that stopped enqueueing costs nothing after one period).
-WITH l AS (
+-- The claim's time, and the starts of the last period per bucket of the given limits, for the buckets
+-- that had any, with when the next permit frees (only meaningful when used >= permits): the time at
+-- which the starts younger than one period fall to permits - 1. The time is the clock's after the
+-- limits' rows were locked, not now(), the transaction's start: claimers serialized on a limit then
+-- see their times increase in the order they hold it, so one that waited long for the lock cannot
+-- record starts, or drop old ones, at a time before those of a claim that went first. Buckets whose
+-- starts are all older than a period go (a tenant that stopped enqueueing costs nothing after one
+-- period). There is always a row, with the time.
+WITH t AS MATERIALIZED (
+    SELECT clock_timestamp() AS t
+), l AS (
     SELECT * FROM unnest(?::text[], ?::text[], ?::int[], ?::bigint[]) AS l(scope, name, permits, period_ms)
 ), stale AS (
     DELETE FROM {{schema}}.rate_limit_windows w
-     USING l
+     USING l, t
      WHERE w.scope = l.scope AND w.name = l.name
-       AND w.at[cardinality(w.at)] <= now() - l.period_ms * interval '1 millisecond'
+       AND w.at[cardinality(w.at)] <= t.t - l.period_ms * interval '1 millisecond'
 )
-SELECT w.scope, w.name, w.bucket, u.used, u.next_at, now() AS db_now
-  FROM {{schema}}.rate_limit_windows w
-  JOIN l ON w.scope = l.scope AND w.name = l.name
- CROSS JOIN LATERAL (
-       SELECT sum(e.n) AS used,
-              min(e.at) FILTER (WHERE e.newer - e.n <= l.permits - 1) + l.period_ms * interval '1 millisecond' AS next_at
-         FROM (SELECT x.at, x.n, sum(x.n) OVER (ORDER BY x.at DESC ROWS UNBOUNDED PRECEDING) AS newer
-                 FROM unnest(w.at, w.n) AS x(at, n)
-                WHERE x.at > now() - l.period_ms * interval '1 millisecond') e) u
- WHERE u.used > 0
+SELECT t.t AS claim_time, u.scope, u.name, u.bucket, u.used, u.next_at
+  FROM t
+  LEFT JOIN LATERAL (
+       SELECT w.scope, w.name, w.bucket, s.used, s.next_at
+         FROM {{schema}}.rate_limit_windows w
+         JOIN l ON w.scope = l.scope AND w.name = l.name
+        CROSS JOIN LATERAL (
+              SELECT sum(e.n) AS used,
+                     min(e.at) FILTER (WHERE e.newer - e.n <= l.permits - 1)
+                         + l.period_ms * interval '1 millisecond' AS next_at
+                FROM (SELECT x.at, x.n, sum(x.n) OVER (ORDER BY x.at DESC ROWS UNBOUNDED PRECEDING) AS newer
+                        FROM unnest(w.at, w.n) AS x(at, n)
+                       WHERE x.at > t.t - l.period_ms * interval '1 millisecond') e) s
+        WHERE s.used > 0) u ON true
 
 -- name: rateLimitRecordStarts
--- Appends this claim's starts (n per bucket, at now()) to the windows, dropping the starts older than
--- one period and merging the rest into slots of period/64, each at the latest start of its slot.
+-- Appends this claim's starts (n per bucket, at the claim's time) to the windows, dropping the starts
+-- older than one period and merging the rest into slots of period/64, each at the latest start of its slot.
+WITH t AS (SELECT ?::timestamptz AS t)
 INSERT INTO {{schema}}.rate_limit_windows AS w (scope, name, bucket, period_ms, at, n)
-SELECT u.scope, u.name, u.bucket, u.period_ms, ARRAY[now()], ARRAY[u.n]
-  FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::int[]) AS u(scope, name, bucket, period_ms, n)
+SELECT u.scope, u.name, u.bucket, u.period_ms, ARRAY[t.t], ARRAY[u.n]
+  FROM t, unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::int[]) AS u(scope, name, bucket, period_ms, n)
 ON CONFLICT (scope, name, bucket) DO UPDATE
    SET period_ms = EXCLUDED.period_ms,
        (at, n) = (SELECT array_agg(s.at ORDER BY s.at), array_agg(s.n ORDER BY s.at)
                     FROM (SELECT max(e.at) AS at, sum(e.n)::int AS n
                             FROM (SELECT x.at, x.n FROM unnest(w.at, w.n) AS x(at, n)
-                                   WHERE x.at > now() - EXCLUDED.period_ms * interval '1 millisecond'
+                                   WHERE x.at > EXCLUDED.at[1] - EXCLUDED.period_ms * interval '1 millisecond'
                                   UNION ALL
-                                  SELECT now(), EXCLUDED.n[1]) e
+                                  SELECT EXCLUDED.at[1], EXCLUDED.n[1]) e
                            GROUP BY floor(extract(epoch FROM e.at) * 64000 / EXCLUDED.period_ms)) s)
 
 -- name: rateLimitKnownKind

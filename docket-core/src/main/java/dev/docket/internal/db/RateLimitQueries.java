@@ -43,7 +43,7 @@ public record RateLimitQueries(Jdbc jdbc, Statements sql) {
      * @param bucket {@code ""}, or {@code "=" + tenant} for a tenant's budget
      * @param used   starts within the last period
      * @param nextAt when a permit frees if {@code used >= permits}
-     * @param now    the database's time of the reading
+     * @param now    the database's clock at the reading
      */
     public record Usage(RateLimit limit, String bucket, long used, Instant nextAt, Instant now) {
 
@@ -95,24 +95,30 @@ public record RateLimitQueries(Jdbc jdbc, Statements sql) {
 
     /** The use of every bucket with starts in the last period of {@code limits} (for explain; no lock taken). */
     public List<Usage> usage(List<RateLimit> limits) throws SQLException {
-        return jdbc.autoCommit(c -> usage(c, limits));
+        return jdbc.autoCommit(c -> {
+            List<Usage> usage = new ArrayList<>();
+            usage(c, limits, usage);
+            return usage;
+        });
     }
 
     /**
-     * Claims up to {@code limit} ready jobs of {@code queue} within its own rate limit and every kind's,
+     * Claims up to {@code limit} ready jobs of {@code queue} within its own rate limit and those of {@code kinds}
+     * (the kinds the worker has handlers for),
      * in one transaction: the limits' rows locked (serializing the claimers they concern), their
      * windows read, the claim, and its starts recorded. Commits without waiting for the WAL flush, as
      * every claim (the claim statement turns it off for its transaction).
      */
-    public Claim claim(String queue, int limit, QueueSettings settings, Duration lease, Map<String, Duration> kindLeases,
-                       String workerId) throws SQLException {
+    public Claim claim(String queue, int limit, QueueSettings settings, Collection<String> kinds, Duration lease,
+                       Map<String, Duration> kindLeases, String workerId) throws SQLException {
         List<String> leaseKinds = new ArrayList<>(kindLeases.keySet());
         return jdbc.transaction(c -> {
-            List<RateLimit> limits = Jdbc.list(c, sql.get("rateLimitLock"), p -> p.text(queue), RateLimitQueries::limit);
+            List<RateLimit> limits = Jdbc.list(c, sql.get("rateLimitLock"), p -> p.text(queue).array("text", kinds),
+                    RateLimitQueries::limit);
+            List<Usage> usage = new ArrayList<>();
+            Instant claimTime = usage(c, limits, usage);
             Map<Bucket, Usage> used = new HashMap<>();
-            for (Usage u : limits.isEmpty() ? List.<Usage>of() : usage(c, limits)) {
-                used.put(new Bucket(u.limit(), u.bucket()), u);
-            }
+            usage.forEach(u -> used.put(new Bucket(u.limit(), u.bucket()), u));
             Budgets budgets = new Budgets();
             limits.forEach(l -> budgets.limit(scope(l.scope()), l.name(), l.perTenant(), l.permits()));
             used.values().forEach(u -> budgets.bucket(scope(u.limit().scope()), u.limit().name(), u.bucket(),
@@ -127,13 +133,13 @@ public record RateLimitQueries(Jdbc jdbc, Statements sql) {
                                 .array("boolean", budgets.perTenant).array("int4", budgets.permits)
                                 .array("text", budgets.bucketScopes).array("text", budgets.bucketNames)
                                 .array("text", budgets.buckets).array("int4", budgets.remaining)
-                                .text(queue).int4(limit + LOOK_AHEAD)
+                                .text(queue).int4(limit + LOOK_AHEAD).timestamptz(claimTime)
                                 .array("text", leaseKinds).array("bigint", JobClaimQueries.leaseMillis(leaseKinds, kindLeases))
                                 .int8(lease.toMillis()).text(workerId).int4(limit),
                         rs -> jobs.add(JobClaimQueries.claimed(rs)));
             }
             Map<Bucket, Integer> taken = starts(limits, jobs, queue);
-            record(c, taken);
+            record(c, taken, claimTime);
             return heldBack(JobClaimQueries.inClaimOrder(jobs), used, taken);
         });
     }
@@ -216,12 +222,12 @@ public record RateLimitQueries(Jdbc jdbc, Statements sql) {
         return taken;
     }
 
-    private void record(Connection c, Map<Bucket, Integer> taken) throws SQLException {
+    private void record(Connection c, Map<Bucket, Integer> taken, Instant claimTime) throws SQLException {
         if (taken.isEmpty()) {
             return;
         }
         List<Bucket> keys = List.copyOf(taken.keySet());
-        Jdbc.execute(c, sql.get("rateLimitRecordStarts"), p -> p
+        Jdbc.execute(c, sql.get("rateLimitRecordStarts"), p -> p.timestamptz(claimTime)
                 .array("text", keys.stream().map(k -> scope(k.limit().scope())).toList())
                 .array("text", keys.stream().map(k -> k.limit().name()).toList())
                 .array("text", keys.stream().map(Bucket::bucket).toList())
@@ -259,17 +265,24 @@ public record RateLimitQueries(Jdbc jdbc, Statements sql) {
         return a.compareTo(b) >= 0 ? a : b;
     }
 
-    private List<Usage> usage(Connection c, List<RateLimit> limits) throws SQLException {
+    /** Adds the use of {@code limits}' buckets to {@code into}; returns the claim's time (see rateLimitUsage). */
+    private Instant usage(Connection c, List<RateLimit> limits, List<Usage> into) throws SQLException {
         Map<String, RateLimit> byName = new HashMap<>();
         limits.forEach(l -> byName.put(scope(l.scope()) + ":" + l.name(), l));
-        return Jdbc.list(c, sql.get("rateLimitUsage"), p -> p
+        Instant[] time = new Instant[1];
+        Jdbc.each(c, sql.get("rateLimitUsage"), p -> p
                         .array("text", limits.stream().map(l -> scope(l.scope())).toList())
                         .array("text", limits.stream().map(RateLimit::name).toList())
                         .array("int4", limits.stream().map(RateLimit::permits).toList())
                         .array("bigint", limits.stream().map(l -> l.period().toMillis()).toList()),
-                rs -> new Usage(byName.get(rs.getString("scope") + ":" + rs.getString("name")),
-                        rs.getString("bucket"), rs.getLong("used"), Jdbc.instant(rs, "next_at"),
-                        Jdbc.instant(rs, "db_now")));
+                rs -> {
+                    time[0] = Jdbc.instant(rs, "claim_time");
+                    if (rs.getString("scope") != null) {
+                        into.add(new Usage(byName.get(rs.getString("scope") + ":" + rs.getString("name")),
+                                rs.getString("bucket"), rs.getLong("used"), Jdbc.instant(rs, "next_at"), time[0]));
+                    }
+                });
+        return time[0];
     }
 
     /** The bucket of a job's tenant under {@code limit}: {@code ""} unless the limit is per tenant and the job has one. */

@@ -178,7 +178,8 @@ public final class Producer extends Service {
         long started = observer.claimStarting();
         List<ClaimedJob> jobs;
         if (queueSettings.rateLimited(queue, executor.kinds())) {
-            RateLimitQueries.Claim claim = store.rateLimits().claim(queue, want, settings, lease, kindLeases, workerId);
+            RateLimitQueries.Claim claim = store.rateLimits()
+                    .claim(queue, want, settings, executor.kinds(), lease, kindLeases, workerId);
             jobs = claim.jobs();
             nextPermit = claim.nextPermit();
             if (claim.heldBack()) {
