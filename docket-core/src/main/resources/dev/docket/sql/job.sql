@@ -229,6 +229,18 @@ UPDATE {{schema}}.jobs
    AND {{jobClaimAsyncCommit}}
 {{jobClaimReturning}}
 
+-- name: jobRateLimitWaiting
+-- Whether a ready job of the queue counts towards one of the given buckets (those out of permits). Run
+-- only after a rate-limited claim came back short, so the jobs it reads past (the others of the
+-- queue) are fewer than that claim asked for.
+SELECT EXISTS (
+    SELECT 1 FROM {{schema}}.jobs j
+     WHERE j.state = 'ready' AND j.queue = ?
+       AND EXISTS (SELECT 1 FROM unnest(?::text[], ?::text[], ?::boolean[], ?::text[]) AS b(scope, name, per_tenant, bucket)
+                    WHERE (b.scope <> 'kind' OR b.name = j.kind)
+                      AND b.bucket = CASE WHEN b.per_tenant AND j.tenant IS NOT NULL THEN '=' || j.tenant ELSE '' END)
+) AS waiting
+
 -- name: jobRunningInQueue
 -- A capped queue's running jobs per tenant (from the running set), for its rate-limited claim.
 SELECT tenant, count(*) AS running FROM {{schema}}.jobs WHERE state = 'running' AND queue = ? GROUP BY tenant

@@ -140,7 +140,7 @@ public record RateLimitQueries(Jdbc jdbc, Statements sql) {
             }
             Map<Bucket, Integer> taken = starts(limits, jobs, queue);
             record(c, taken, claimTime);
-            return heldBack(JobClaimQueries.inClaimOrder(jobs), used, taken);
+            return heldBack(c, queue, limit, JobClaimQueries.inClaimOrder(jobs), used, taken);
         });
     }
 
@@ -240,10 +240,13 @@ public record RateLimitQueries(Jdbc jdbc, Statements sql) {
      * bucket that was out before the claim at the time its usage says; one this claim emptied after
      * one emission interval (period / permits) at the least, when the next claim reads its usage.
      */
-    private static Claim heldBack(List<ClaimedJob> jobs, Map<Bucket, Usage> used, Map<Bucket, Integer> taken) {
+    private Claim heldBack(Connection c, String queue, int limit, List<ClaimedJob> jobs, Map<Bucket, Usage> used,
+                           Map<Bucket, Integer> taken) throws SQLException {
         Duration next = null;
+        List<Bucket> out = new ArrayList<>();
         for (Usage u : used.values()) {
             if (u.remaining() <= 0) {
+                out.add(new Bucket(u.limit(), u.bucket()));
                 next = min(next, u.nextAt() == null ? u.limit().period() : Duration.between(u.now(), u.nextAt()));
             }
         }
@@ -251,10 +254,28 @@ public record RateLimitQueries(Jdbc jdbc, Statements sql) {
             Usage u = used.get(t.getKey());
             RateLimit l = t.getKey().limit();
             if ((u == null ? l.permits() : u.remaining()) - t.getValue() <= 0) {
+                out.add(t.getKey());
                 next = min(next, l.period().dividedBy(l.permits()));
             }
         }
-        return new Claim(jobs, next != null, next == null ? null : max(next, Duration.ofMillis(1)));
+        if (next == null || jobs.size() < limit && !waiting(c, queue, out)) {
+            return new Claim(jobs, false, null);
+        }
+        return new Claim(jobs, true, max(next, Duration.ofMillis(1)));
+    }
+
+    /**
+     * Whether a ready job of {@code queue} waits for a permit of one of {@code buckets}: a claim that came
+     * back short because of limits that concern none of the queue's jobs (another queue's kind) must not
+     * make its producer look again at every permit.
+     */
+    private boolean waiting(Connection c, String queue, List<Bucket> buckets) throws SQLException {
+        return Jdbc.first(c, sql.get("jobRateLimitWaiting"), p -> p.text(queue)
+                        .array("text", buckets.stream().map(b -> scope(b.limit().scope())).toList())
+                        .array("text", buckets.stream().map(b -> b.limit().name()).toList())
+                        .array("boolean", buckets.stream().map(b -> b.limit().perTenant()).toList())
+                        .array("text", buckets.stream().map(Bucket::bucket).toList()),
+                rs -> rs.getBoolean("waiting")).orElse(false);
     }
 
     private static Duration min(Duration a, Duration b) {
