@@ -159,6 +159,16 @@ public final class DocketAdmin {
         return call("retrying job " + id, () -> !store.deadJobs().replay(List.of(id)).isEmpty() || store.jobs().runNow(id));
     }
 
+    /**
+     * Discards a dead job for good: deletes it from the dead-letter table (a job that halted its
+     * sequence, {@link JobOptions.Builder#haltSequenceOnDeath}, lets the sequence's next job run).
+     *
+     * @return false if no dead job has this id
+     */
+    public boolean discardDead(long id) {
+        return call("discarding dead job " + id, () -> store.deadJobs().discard(id));
+    }
+
     /** The most jobs one replay may look at. */
     public static final int MAX_REPLAY = 1_000_000;
     /** The highest replay rate, jobs per second. */

@@ -26,21 +26,24 @@ final class Handlers {
         this.kinds = kinds;
     }
 
-    <T> void add(JobKind<T> kind, JobHandler<T> handler) {
+    /** Binds {@code handler} or, when it is null, {@code transactional} to {@code kind}. */
+    <T> void add(JobKind<T> kind, JobHandler<T> handler, TransactionalJobHandler<T> transactional) {
         Objects.requireNonNull(kind, "kind");
-        Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(handler == null ? transactional : handler, "handler");
         JobKind<?> declared = kinds.declared(kind.name());
         if (declared != null && declared != kind) {
             throw new IllegalArgumentException("the Docket declares another kind named '" + kind.name()
                     + "'; register the handler with that JobKind");
         }
-        bind(kind, handler, kinds.retryPolicy(kind));
+        bind(kind, handler, transactional, kinds.retryPolicy(kind));
     }
 
-    <T> void add(String kind, Class<T> payloadType, JobHandler<T> handler, HandlerOptions options) {
+    /** Binds {@code handler} or, when it is null, {@code transactional} to the kind named {@code kind}. */
+    <T> void add(String kind, Class<T> payloadType, JobHandler<T> handler, TransactionalJobHandler<T> transactional,
+                 HandlerOptions options) {
         Kinds.checkName(kind);
         Objects.requireNonNull(payloadType, "payloadType");
-        Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(handler == null ? transactional : handler, "handler");
         Objects.requireNonNull(options, "options");
         JobKind<?> declared = kinds.declared(kind);
         JobKind<T> settings;
@@ -64,17 +67,18 @@ final class Handlers {
                 settings = settings.withUpcaster(step.getKey(), step.getValue());
             }
         }
-        bind(settings, handler, kinds.retryPolicy(kind));
+        bind(settings, handler, transactional, kinds.retryPolicy(kind));
         if (declared == null) {
             namedOnly.add(kind);
         }
     }
 
-    private <T> void bind(JobKind<T> kind, JobHandler<T> handler, RetryPolicy retry) {
+    private <T> void bind(JobKind<T> kind, JobHandler<T> handler, TransactionalJobHandler<T> transactional,
+                          RetryPolicy retry) {
         if (bindings.containsKey(kind.name())) {
             throw new IllegalArgumentException("a handler for kind '" + kind.name() + "' is already registered");
         }
-        bindings.put(kind.name(), new HandlerBinding<>(kind, handler, retry));
+        bindings.put(kind.name(), new HandlerBinding<>(kind, handler, retry, transactional));
     }
 
     void upcaster(String kind, int fromVersion, UnaryOperator<JsonNode> upcaster) {
@@ -102,7 +106,7 @@ final class Handlers {
 
     private static <T> HandlerBinding<T> withUpcaster(HandlerBinding<T> b, int fromVersion,
                                                       UnaryOperator<JsonNode> upcaster) {
-        return new HandlerBinding<>(b.kind().withUpcaster(fromVersion, upcaster), b.handler(), b.retryPolicy());
+        return b.withKind(b.kind().withUpcaster(fromVersion, upcaster));
     }
 
     boolean isEmpty() {

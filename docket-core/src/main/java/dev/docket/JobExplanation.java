@@ -78,6 +78,17 @@ public record JobExplanation(long jobId, JobState state, String queue, String ki
         /** Not waiting: it completed, was cancelled or is dead; facts: {@code finishedAt}, and {@code reason} when dead. */
         FINISHED,
         /**
+         * Waiting behind the head of its sequence ({@link JobOptions.Builder#sequenceKey}): the head runs
+         * (or retries) first; facts: {@code sequenceKey}, {@code headJobId}, {@code waitingAhead} (waiting
+         * jobs of the key between the head and it).
+         */
+        SEQUENCE_WAITING,
+        /**
+         * Its sequence is halted by a dead job ({@link JobOptions.Builder#haltSequenceOnDeath}) until that job
+         * is retried or discarded; facts: {@code sequenceKey}, {@code deadJobId}.
+         */
+        SEQUENCE_HALTED,
+        /**
          * Ready, but a rate limit it counts towards has no permit left in its current window: the claim skips
          * it (and takes other jobs) until one frees; facts: {@code scope} ({@code kind} or {@code queue}),
          * {@code name}, {@code permits}, {@code period} (ISO-8601), {@code used}, {@code nextPermitAt}, and

@@ -30,11 +30,12 @@ import java.util.Optional;
  * @param metadata       the job's tags ({@link JobOptions.Builder#metadata}) as a JSON object; a worker that
  *                       put the job back to wait for a newer payload version adds {@code docket.waiting} (why),
  *                       {@code docket.waitingSince} and {@code docket.waitingNext} (see {@link #waitReason()})
+ * @param sequenceKey    the sequence it runs in ({@link JobOptions.Builder#sequenceKey}), or {@code null}
  */
 public record JobInfo(long id, String queue, String kind, JobState state, int priority, int attempt,
                       int maxAttempts, Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt,
                       String tenant, String uniqueKey, String lockedBy, String deadReason, int payloadVersion,
-                      String payload, List<JobError> errors, String metadata) {
+                      String payload, List<JobError> errors, String metadata, String sequenceKey) {
 
     public JobInfo {
         errors = List.copyOf(errors);

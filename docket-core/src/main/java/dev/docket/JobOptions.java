@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * How one job is enqueued. Immutable; build with {@link #builder()}, or use {@link #defaults()}.
  *
  * <p>Defaults: queue {@code "default"}, priority {@code 0}, due now, max attempts from the kind's
- * {@link RetryPolicy} (20 unless configured), no unique key, no tenant.
+ * {@link RetryPolicy} (20 unless configured), no unique key, no tenant, no sequence key.
  *
  * <p><b>Text is stored exactly as given, or refused.</b> Every text value (unique key, tenant,
  * metadata keys and values) must be valid Unicode without NUL: a lone UTF-16 surrogate such as
@@ -48,6 +48,8 @@ public final class JobOptions {
     private final Integer payloadVersion;
     private final Duration uniqueFor;
     private final Map<String, String> metadata;
+    private final String sequenceKey;
+    private final Boolean haltSequenceOnDeath;
 
     private JobOptions(Builder b) {
         this.queue = b.queue;
@@ -62,6 +64,8 @@ public final class JobOptions {
         this.payloadVersion = b.payloadVersion;
         this.uniqueFor = b.uniqueFor;
         this.metadata = Map.copyOf(b.metadata);
+        this.sequenceKey = b.sequenceKey;
+        this.haltSequenceOnDeath = b.haltSequenceOnDeath;
     }
 
     /** Queue {@code "default"}, priority 0, due now, the kind's max attempts, no unique key, no tenant. */
@@ -88,6 +92,8 @@ public final class JobOptions {
         b.payloadVersion = payloadVersion;
         b.uniqueFor = uniqueFor;
         b.metadata.putAll(metadata);
+        b.sequenceKey = sequenceKey;
+        b.haltSequenceOnDeath = haltSequenceOnDeath;
         return b;
     }
 
@@ -116,6 +122,9 @@ public final class JobOptions {
         }
         if (tenant == null && kindDefaults.tenant != null) {
             b.tenant(kindDefaults.tenant);
+        }
+        if (haltSequenceOnDeath == null && kindDefaults.haltSequenceOnDeath != null) {
+            b.haltSequenceOnDeath(kindDefaults.haltSequenceOnDeath);
         }
         return b.build();
     }
@@ -153,6 +162,19 @@ public final class JobOptions {
         return metadata;
     }
 
+    /** The sequence this job runs in ({@link Builder#sequenceKey}), or {@code null} for none. */
+    public String sequenceKey() {
+        return sequenceKey;
+    }
+
+    /**
+     * Whether this job's death halts its sequence ({@link Builder#haltSequenceOnDeath}), or {@code null}
+     * when unset: then the kind's defaults decide, and without them the sequence continues.
+     */
+    public Boolean haltSequenceOnDeath() {
+        return haltSequenceOnDeath;
+    }
+
     /** The payload's version, or {@code null} for the kind's current one (see {@link Docket.Builder#payloadVersion}). */
     public Integer payloadVersion() {
         return payloadVersion;
@@ -165,20 +187,23 @@ public final class JobOptions {
                 && Objects.equals(runAt, other.runAt) && Objects.equals(delay, other.delay)
                 && Objects.equals(maxAttempts, other.maxAttempts) && Objects.equals(uniqueKey, other.uniqueKey)
                 && Objects.equals(tenant, other.tenant) && Objects.equals(payloadVersion, other.payloadVersion)
-                && Objects.equals(uniqueFor, other.uniqueFor) && metadata.equals(other.metadata);
+                && Objects.equals(uniqueFor, other.uniqueFor) && metadata.equals(other.metadata)
+                && Objects.equals(sequenceKey, other.sequenceKey)
+                && Objects.equals(haltSequenceOnDeath, other.haltSequenceOnDeath);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(queue, queueSet, priority, prioritySet, runAt, delay, maxAttempts, uniqueKey, tenant,
-                payloadVersion, uniqueFor, metadata);
+                payloadVersion, uniqueFor, metadata, sequenceKey, haltSequenceOnDeath);
     }
 
     @Override
     public String toString() {
         return "JobOptions[queue=" + queue + ", priority=" + priority + ", runAt=" + runAt + ", delay=" + delay
                 + ", maxAttempts=" + maxAttempts + ", uniqueKey=" + uniqueKey + ", tenant=" + tenant
-                + ", payloadVersion=" + payloadVersion + ", uniqueFor=" + uniqueFor + ", metadata=" + metadata.keySet() + "]";
+                + ", payloadVersion=" + payloadVersion + ", uniqueFor=" + uniqueFor + ", metadata=" + metadata.keySet()
+                + ", sequenceKey=" + sequenceKey + ", haltSequenceOnDeath=" + haltSequenceOnDeath + "]";
     }
 
     /** Builds {@link JobOptions}; each setter checks its value and says what was wrong. */
@@ -195,6 +220,8 @@ public final class JobOptions {
         private Integer payloadVersion;
         private Duration uniqueFor;
         private final Map<String, String> metadata = new TreeMap<>();
+        private String sequenceKey;
+        private Boolean haltSequenceOnDeath;
 
         private Builder() {
         }
@@ -312,6 +339,46 @@ public final class JobOptions {
          */
         public Builder tenant(String tenant) {
             this.tenant = checkKey("tenant", tenant);
+            return this;
+        }
+
+        /**
+         * Runs this job in the sequence named {@code sequenceKey}: jobs with the same key run one at a
+         * time, in enqueue order, across all workers and processes; jobs of different keys run in
+         * parallel. Enqueue order is id order: jobs enqueued one after another (each enqueue returned
+         * before the next began) and the jobs of one {@code enqueueAll} run in that order; the jobs of
+         * transactions that enqueue the same key at the same time interleave, each transaction's own
+         * jobs keeping their order. Only the oldest live job of a key (its head) can be claimed; the jobs
+         * behind it are {@link JobState#WAITING} and cost the claim nothing. The head holds its sequence
+         * while it retries; when it completes, is cancelled or dies, the next job becomes the head in the
+         * same transaction (or, with {@link #haltSequenceOnDeath}, a death halts the sequence).
+         *
+         * <p>Executions of one key never overlap, with the exceptions every at-least-once queue has: a
+         * head whose worker lost its lease runs again (possibly while the old attempt still runs), and
+         * a running head that is cancelled frees its sequence at once while its handler is interrupted
+         * at its worker's next heartbeat. Enqueue a keyed job in a READ COMMITTED transaction (the
+         * default); REPEATABLE READ and SERIALIZABLE are refused by the database, since their snapshot
+         * could miss a head committed meanwhile. An open transaction that enqueued a keyed job holds
+         * its key until it ends: the completion of that key's head waits for it.
+         *
+         * <p>1 to 512 characters of valid Unicode without NUL; {@code null} (the default) for none.
+         */
+        public Builder sequenceKey(String sequenceKey) {
+            this.sequenceKey = checkKey("sequenceKey", sequenceKey);
+            return this;
+        }
+
+        /**
+         * What this job's death (attempts used up, or a permanent failure) does to its sequence:
+         * {@code false} (the default, unless the kind's defaults say otherwise) lets the next job run;
+         * {@code true} halts the sequence, with its later jobs {@link JobState#WAITING}, until the dead
+         * job is retried (replayed from the dead-letter table, it becomes the head again, before the
+         * jobs that waited) or discarded (deleted from the dead-letter table, or pruned by its
+         * retention: then the next job runs). Only meaningful with a {@link #sequenceKey}; set it in a
+         * kind's defaults to make it that kind's policy.
+         */
+        public Builder haltSequenceOnDeath(boolean halt) {
+            this.haltSequenceOnDeath = halt;
             return this;
         }
 

@@ -1,6 +1,6 @@
 package dev.docket;
 
-/** Where a job is in its life. The first three are live (in the jobs table); the rest are final. */
+/** Where a job is in its life. The first four are live (in the jobs table); the rest are final. */
 public enum JobState {
     /** Waiting for its {@code runAt} (enqueued for the future, or waiting out a retry backoff). */
     SCHEDULED,
@@ -8,6 +8,11 @@ public enum JobState {
     READY,
     /** Claimed by a worker that holds its lease. */
     RUNNING,
+    /**
+     * Waiting for something other than time, outside the claim's reach: behind the head of its
+     * sequence ({@link JobOptions.Builder#sequenceKey}), or for a sequence halted by a dead job.
+     */
+    WAITING,
     /** Its handler returned; the job is in the history table. */
     COMPLETED,
     /** Cancelled before it completed; the job is in the history table. */
@@ -17,6 +22,6 @@ public enum JobState {
 
     /** Whether the job can still run (it is in the live jobs table). */
     public boolean isLive() {
-        return this == SCHEDULED || this == READY || this == RUNNING;
+        return this == SCHEDULED || this == READY || this == RUNNING || this == WAITING;
     }
 }

@@ -111,7 +111,8 @@ final class Kinds {
         return new InsertRow(options.queue(), kindName, json, version, options.priority(), runAtMicros, delayMillis,
                 maxAttempts, options.tenant(), options.uniqueKey(),
                 options.uniqueFor() == null ? null : options.uniqueFor().toMillis(),
-                codec.metadataJson(observer.withTraceContext(options.metadata())));
+                codec.metadataJson(observer.withTraceContext(options.metadata())), options.sequenceKey(),
+                Boolean.TRUE.equals(options.haltSequenceOnDeath()));
     }
 
     /** {@link JobOptions.Builder#runAt} keeps {@code t} within the range PostgreSQL and this arithmetic hold. */

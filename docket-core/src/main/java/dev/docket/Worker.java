@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * that none of them ever waits for another, a worker needs {@code queues + 6} pool connections:
  * one per queue, one each for outcomes, heartbeats and queue settings, two for maintenance (the
  * election and the maintainer) and one for the listener (two fewer with {@code maintenance(false)},
- * one fewer without a pooled listener), plus whatever its handlers use. With
+ * one fewer without a pooled listener), plus whatever its handlers use: a {@link TransactionalJobHandler}
+ * holds one connection per running job of its kind. With
  * fewer it works, its services taking turns, and it logs a warning at start. It refuses to start
  * where it could make no progress at all: when the pool's size is known and the listener would take
  * its last connection. A pool whose size is not known and that has no connection to give shows as
@@ -151,7 +152,7 @@ public final class Worker implements AutoCloseable {
          *                                  declares another kind of that name ({@link Docket.Builder#kind})
          */
         public <T> Builder handler(JobKind<T> kind, JobHandler<T> handler) {
-            handlers.add(kind, handler);
+            handlers.add(kind, handler, null);
             return this;
         }
 
@@ -170,7 +171,39 @@ public final class Worker implements AutoCloseable {
          * accepted for it.
          */
         public <T> Builder handler(String kind, Class<T> payloadType, JobHandler<T> handler, HandlerOptions options) {
-            handlers.add(kind, payloadType, handler, options);
+            handlers.add(kind, payloadType, handler, null, options);
+            return this;
+        }
+
+        /**
+         * Runs jobs of {@code kind} with a {@link TransactionalJobHandler}: its writes on the transaction it is
+         * given and the job's completion commit together, or not at all (see there for the exact guarantee).
+         * Settings come from the kind, as for {@link #handler(JobKind, JobHandler)}. Each running job of the
+         * kind holds one more pool connection for its whole run.
+         *
+         * @throws IllegalArgumentException if a handler for the kind's name is registered, or the Docket
+         *                                  declares another kind of that name ({@link Docket.Builder#kind})
+         */
+        public <T> Builder transactionalHandler(JobKind<T> kind, TransactionalJobHandler<T> handler) {
+            handlers.add(kind, null, handler);
+            return this;
+        }
+
+        /**
+         * Like {@link #handler(String, Class, JobHandler)}, for a {@link TransactionalJobHandler}: its writes on
+         * the transaction it is given and the job's completion commit together, or not at all.
+         */
+        public <T> Builder transactionalHandler(String kind, Class<T> payloadType, TransactionalJobHandler<T> handler) {
+            return transactionalHandler(kind, payloadType, handler, HandlerOptions.defaults());
+        }
+
+        /**
+         * Like {@link #handler(String, Class, JobHandler, HandlerOptions)}, for a {@link TransactionalJobHandler}.
+         * A timeout interrupts the handler and rolls its transaction back.
+         */
+        public <T> Builder transactionalHandler(String kind, Class<T> payloadType, TransactionalJobHandler<T> handler,
+                                                HandlerOptions options) {
+            handlers.add(kind, payloadType, null, handler, options);
             return this;
         }
 

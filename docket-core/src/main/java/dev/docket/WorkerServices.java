@@ -58,10 +58,11 @@ final class WorkerServices {
         this.shared = shared;
         this.config = config;
         String workerId = config.workerId();
-        this.completer = new Completer(shared.store(), workerId, !shared.historyRetention().isZero(), config.asyncCommit(),
+        boolean keepHistory = !shared.historyRetention().isZero();
+        this.completer = new Completer(shared.store(), workerId, keepHistory, config.asyncCommit(),
                 config.completerBatchSize(), config.completerDrainTimeout());
         this.executor = new JobExecutor(handlers, shared.kinds()::retryPolicy, shared.codec(), completer, shared.store(),
-                inFlight, workerId, shared.observer());
+                inFlight, workerId, shared.observer(), keepHistory);
         this.queueSettings = new QueueSettingsWatcher(shared.store(), config.queueSettingsInterval(), shared.rateLimits());
         queues.forEach((queue, concurrency) -> {
             Producer p = new Producer(queue, concurrency,

@@ -142,7 +142,7 @@ class ServiceLifecycleTest extends DocketTest {
         JobHandler<Task> handler = (t, ctx) -> ran.release();
         JobExecutor executor = closeAfter(new JobExecutor(Map.of("task", new HandlerBinding<>(
                 JobKind.of("task", Task.class).build(), handler, RetryPolicy.defaults())), kind -> RetryPolicy.defaults(),
-                docket.shared().codec(), completer, store, new InFlight(), "w1", JobObserver.NONE));
+                docket.shared().codec(), completer, store, new InFlight(), "w1", JobObserver.NONE, true));
         QueueSettingsWatcher settings = new QueueSettingsWatcher(store, Duration.ofSeconds(1));
         Producer producer = new Producer("default", 2, 2, 0, FAST, Duration.ofSeconds(30), "w1", store, executor, settings,
                 JobObserver.NONE);

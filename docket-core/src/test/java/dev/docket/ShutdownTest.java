@@ -212,7 +212,7 @@ class ShutdownTest extends DocketTest {
         JobExecutor executor = new JobExecutor(
                 Map.of("work", new HandlerBinding<>(JobKind.of("work", Task.class).build(), handler, RetryPolicy.defaults())),
                 kind -> RetryPolicy.defaults(), new PayloadCodec(PayloadCodec.defaultMapper(), 1 << 20),
-                completer, null, inFlight, "w", JobObserver.NONE);
+                completer, null, inFlight, "w", JobObserver.NONE, true);
         closeAfter(executor);
         CompletableFuture<Long> pendingWhenSlotFreed = new CompletableFuture<>();
 

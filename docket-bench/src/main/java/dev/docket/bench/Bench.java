@@ -213,12 +213,13 @@ public final class Bench {
             return switch (scenario) {
                 case "bulk" -> bulk(sut, ds);
                 case "single" -> single(sut);
-                case "drain" -> drain(sut, concurrency, ds);
+                case "drain", "txhandler" -> drain(sut, concurrency, ds);
                 case "pickup" -> Pickup.run(sut, o.pickupJobs());
                 case "steady" -> RateLoad.steady(sut, concurrency, drainRate(system, config, concurrency), o.steadyDuration());
                 case "soak" -> RateLoad.soak(sut, concurrency, drainRate(system, config, concurrency), o.soakDuration(), ds);
                 case "scaleout" -> ScaleOut.run((DocketSut) sut, url, point.processes(), concurrency, o.jobs(), drainLimit());
                 case "fairness" -> TenantFairness.run(((DocketSut) sut).docket(), 2 * o.jobs(), config);
+                case "sequences" -> SequenceDrain.run(((DocketSut) sut).docket(), o.jobs(), config);
                 case "ratelimit" -> RateLimitLoad.run(ds, o.jobs(), concurrency, config);
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario + "; known: " + BenchOptions.ALL_SCENARIOS);
             };

@@ -3,12 +3,18 @@ package dev.docket.bench;
 import dev.docket.Docket;
 import dev.docket.NewJob;
 import dev.docket.Worker;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
-/** Docket with its public API. Configs: {@code default} (7-day history) and {@code delete} (historyRetention 0). */
+/**
+ * Docket with its public API. Configs: {@code default} (7-day history), {@code delete} (historyRetention 0)
+ * and, for the {@code txhandler} scenario, {@code transactional} (default, with a transactional handler that
+ * inserts one row on its transaction).
+ */
 final class DocketSut implements Sut {
 
     /** The schema the benchmark's Docket uses (also the scale-out worker processes'). */
@@ -17,7 +23,10 @@ final class DocketSut implements Sut {
     record Ping(long seq) {
     }
 
+    static final String TRANSACTIONAL = "transactional";
+
     private DataSource ds;
+    private boolean transactional;
     private Docket docket;
     private Worker worker;
 
@@ -32,13 +41,15 @@ final class DocketSut implements Sut {
             case "drain", "steady", "soak" -> List.of("default", "delete");
             case "scaleout" -> List.of("default");
             case "fairness" -> List.of(TenantFairness.CAPPED, TenantFairness.UNCAPPED);
+            case "txhandler" -> List.of("default", TRANSACTIONAL);
+            case "sequences" -> List.of(SequenceDrain.KEYED, SequenceDrain.UNKEYED);
             case "ratelimit" -> List.of(RateLimitLoad.LIMITED, RateLimitLoad.UNLIMITED);
             default -> List.of("default");
         };
     }
 
     @Override
-    public void open(String jdbcUrl, DataSource dataSource, String config) {
+    public void open(String jdbcUrl, DataSource dataSource, String config) throws Exception {
         this.ds = dataSource;
         Docket.Builder b = Docket.builder(dataSource).schema(SCHEMA);
         if (config.equals("delete")) {
@@ -46,6 +57,12 @@ final class DocketSut implements Sut {
         }
         docket = b.build();
         docket.migrate();
+        transactional = config.equals(TRANSACTIONAL);
+        if (transactional) {
+            try (Connection c = dataSource.getConnection()) {
+                Db.execute(c, "CREATE TABLE " + SCHEMA + ".tx_effects (seq bigint PRIMARY KEY)");
+            }
+        }
     }
 
     Docket docket() {
@@ -68,10 +85,19 @@ final class DocketSut implements Sut {
 
     @Override
     public void startWorkers(int concurrency, Starts onStart) {
-        worker = docket.worker()
-                .queue("default", concurrency)
-                .handler("noop", Ping.class, (p, ctx) -> onStart.started(p.seq(), System.nanoTime()))
-                .start();
+        Worker.Builder b = docket.worker().queue("default", concurrency);
+        if (transactional) {
+            b.transactionalHandler("noop", Ping.class, (p, ctx, tx) -> {
+                onStart.started(p.seq(), System.nanoTime());
+                try (PreparedStatement ps = tx.prepareStatement("INSERT INTO " + SCHEMA + ".tx_effects VALUES (?)")) {
+                    ps.setLong(1, p.seq());
+                    ps.executeUpdate();
+                }
+            });
+        } else {
+            b.handler("noop", Ping.class, (p, ctx) -> onStart.started(p.seq(), System.nanoTime()));
+        }
+        worker = b.start();
     }
 
     @Override

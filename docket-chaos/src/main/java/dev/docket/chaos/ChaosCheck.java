@@ -106,6 +106,7 @@ final class ChaosCheck {
             explainDuplicates(st, r);
             cron(st, r);
         }
+        SequenceChaos.report(SequenceChaos.check(db, fleet::disturbance), r);
         for (WorkerFleet.Loss loss : fleet.losses()) {
             reclaims(loss, r, leaders);
         }
@@ -116,19 +117,25 @@ final class ChaosCheck {
     private void explainDuplicates(Statement st, ChaosReport r) throws SQLException {
         Map<Long, List<Execution>> executions = new HashMap<>();
         try (ResultSet rs = st.executeQuery("SELECT l.job_id, l.attempt, l.worker, l.at, "
-                + "(l.attempt = 1 AND coalesce((h.payload->>'failFirst')::boolean, false)) AS planned "
+                + "(l.attempt = 1 AND coalesce((h.payload->>'failFirst')::boolean, false)) AS planned, "
+                + "l.attempt = h.attempt AS completing "
                 + "FROM " + S + ".ledger l LEFT JOIN " + S + ".job_history h ON h.id = l.job_id ORDER BY l.job_id, l.at")) {
             while (rs.next()) {
-                executions.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>()).add(new Execution(rs.getInt(2),
-                        rs.getString(3), rs.getObject(4, OffsetDateTime.class).toInstant(), rs.getBoolean(5)));
+                executions.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>()).add(new Execution(rs.getLong(1), rs.getInt(2),
+                        rs.getString(3), rs.getObject(4, OffsetDateTime.class).toInstant(), rs.getBoolean(5),
+                        rs.getBoolean(6)));
             }
         }
         for (List<Execution> runs : executions.values()) {
             r.executions += runs.size();
             if (runs.size() > 1) {
                 r.duplicated++;
-                // Every execution but the last must have been cut short by something the harness did.
-                for (Execution run : runs.subList(0, runs.size() - 1)) {
+                // Every execution but the one that completed the job (the last of its attempt, else the last) must
+                // have been cut short by something the harness did. A zombie may run a job it claimed before its
+                // stall after the attempt that completed it: that late execution is the one to explain.
+                Execution completing = runs.reversed().stream().filter(Execution::completing).findFirst()
+                        .orElse(runs.getLast());
+                for (Execution run : runs.stream().filter(run -> run != completing).toList()) {
                     String disturbance = fleet.disturbance(run.worker());
                     if (run.planned()) {
                         r.explained.merge("failed on purpose", 1, Integer::sum);
@@ -139,13 +146,15 @@ final class ChaosCheck {
                         r.explained.merge(database.disruption(), 1, Integer::sum);
                     } else {
                         r.unexplained++;
+                        System.out.printf(Locale.ROOT, "chaos: unexplained: job %d attempt %d on %s at %s%n",
+                                run.job(), run.attempt(), run.worker(), run.at());
                     }
                 }
             }
         }
     }
 
-    private record Execution(int attempt, String worker, Instant at, boolean planned) {
+    private record Execution(long job, int attempt, String worker, Instant at, boolean planned, boolean completing) {
     }
 
     /** Whether an execution started close enough to the outage that the outage may have cost it its lease or claim. */
@@ -175,33 +184,72 @@ final class ChaosCheck {
         }
     }
 
-    /** When each job of {@code loss} was claimed again, as the database recorded it. */
+    /**
+     * The transactional handlers' exactly-once check: every completed {@code counter} job counted exactly
+     * once, and no counter left by an attempt that did not complete its job (rolled back with it); and the
+     * attempts fenced out at their commit, as the workers logged them.
+     */
+    void transactional(ChaosReport r, long fencedOut) throws SQLException {
+        long completed = Sql.count(db, "SELECT count(*) FROM " + S + ".job_history WHERE kind = 'counter' AND state = 'completed'");
+        long wrong = Sql.count(db, """
+                SELECT count(*) FROM %1$s.job_history h LEFT JOIN %1$s.counters c ON c.job_id = h.id
+                 WHERE h.kind = 'counter' AND h.state = 'completed' AND c.n IS DISTINCT FROM 1""".formatted(S))
+                + Sql.count(db, """
+                SELECT count(*) FROM %1$s.counters c WHERE NOT EXISTS (SELECT 1 FROM %1$s.job_history h
+                 WHERE h.id = c.job_id AND h.kind = 'counter' AND h.state = 'completed')""".formatted(S));
+        r.transactionalCompleted = completed;
+        r.countersWrong = wrong;
+        r.fencedOut = fencedOut;
+        r.figure("transactional jobs completed, counters not exactly 1", completed + ", " + wrong, wrong == 0);
+        r.figure("transactional attempts fenced out at commit", Long.toString(fencedOut), true);
+    }
+
+    /**
+     * When each job of {@code loss} was claimed again, as the database recorded it. A job whose held
+     * attempt itself finished before that attempt's lease ran out was not lost: its outcome was already
+     * on its way to the server when the process was killed or the host cut (the harness reads what a
+     * worker holds just after the blow), and no later attempt is owed.
+     */
     private void reclaims(WorkerFleet.Loss loss, ChaosReport r, LeaderLog leaders) throws SQLException {
         List<Long> ids = new ArrayList<>(loss.held().keySet());
         long max = -1;
+        int inFlight = 0;
         try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("""
                 SELECT f.id, coalesce(
                          (SELECT min(h.attempted_at) FROM %1$s.job_history h WHERE h.id = f.id AND h.attempt = f.attempt + 1),
                          (SELECT d.attempted_at FROM %1$s.dead_jobs d WHERE d.id = f.id AND d.attempt = f.attempt + 1),
-                         (SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt > f.attempt)) AS at
+                         (SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt > f.attempt)) AS at,
+                       coalesce(
+                         (SELECT min(h.finished_at) FROM %1$s.job_history h WHERE h.id = f.id AND h.attempt = f.attempt),
+                         (SELECT d.died_at FROM %1$s.dead_jobs d WHERE d.id = f.id AND d.attempt = f.attempt)) AS own,
+                       (SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt = f.attempt) AS started
                   FROM unnest(?::bigint[], ?::int[]) AS f(id, attempt)""".formatted(S))) {
             ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
             ps.setArray(2, c.createArrayOf("int4", ids.stream().map(loss.held()::get).toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     OffsetDateTime at = rs.getObject(2, OffsetDateTime.class);
-                    if (at == null) {
-                        r.neverReclaimed++;
-                    } else {
+                    OffsetDateTime own = rs.getObject(3, OffsetDateTime.class);
+                    OffsetDateTime started = rs.getObject(4, OffsetDateTime.class);
+                    if (at != null) {
                         long ms = Duration.between(loss.at(), at.toInstant()).toMillis();
                         r.reclaimed(ms, bound(loss.at(), at.toInstant(), leaders).toMillis());
                         max = Math.max(max, ms);
+                    } else if (own != null && own.toInstant().isBefore(loss.at().plus(o.lease()))) {
+                        inFlight++;
+                    } else {
+                        r.neverReclaimed++;
+                        System.out.printf(Locale.ROOT, "chaos: job %d (attempt %d, started %s) lost by %s was never"
+                                + " claimed again; its own attempt finished %s%n", rs.getLong(1),
+                                loss.held().get(rs.getLong(1)), started, loss.what(), own == null ? "never" : own);
                     }
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "chaos: %s holding %d jobs; last re-claimed after %s ms%n", loss.what(),
-                ids.size(), max < 0 ? "-" : Long.toString(max));
+        r.finishedInFlight += inFlight;
+        System.out.printf(Locale.ROOT, "chaos: %s holding %d jobs; last re-claimed after %s ms%s%n", loss.what(),
+                ids.size(), max < 0 ? "-" : Long.toString(max),
+                inFlight > 0 ? "; " + inFlight + " finished by their holder (outcome in flight)" : "");
     }
 
     /** Listener connections ({@code chaos-listener-*}) that are LISTENing now, and the leaders with a live lease. */

@@ -7,6 +7,7 @@ import dev.docket.JobOptions;
 import dev.docket.NewJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 
 /**
  * The chaos harness: proves Docket's at-least-once promise with real processes and real servers. It
@@ -42,7 +44,9 @@ public final class ChaosHarness {
     private List<String> aliveAtDisruption = List.of();
     private Outage outage;
 
-    private ChaosHarness(ChaosOptions options) throws Exception {
+    private ChaosReport report;
+
+    ChaosHarness(ChaosOptions options) throws Exception {
         this.o = options;
         this.runDir = Files.createTempDirectory("docket-chaos-");
     }
@@ -53,7 +57,8 @@ public final class ChaosHarness {
         System.exit(ok ? 0 : 1);
     }
 
-    private boolean run() throws Exception {
+    /** Runs the scenario and its checks; true if they all passed. */
+    boolean run() throws Exception {
         System.out.println("chaos: " + o.describe() + "; logs in " + runDir);
         try {
             network = o.hosts() > 0 ? new HostNetwork(o.hosts()) : null;
@@ -63,10 +68,7 @@ public final class ChaosHarness {
                     : pool(database.producerUrl(), "chaos-producer");
             try (Docket docket = Docket.builder(producer).schema(SCHEMA).build()) {
                 docket.migrate();
-                for (String table : new String[] {"ledger", "interrupts"}) {
-                    Sql.execute(harness, "CREATE TABLE " + SCHEMA + "." + table + " (job_id bigint NOT NULL, "
-                            + "attempt int NOT NULL, worker text NOT NULL, at timestamptz NOT NULL DEFAULT now())");
-                }
+                createTables(harness);
                 fleet = new WorkerFleet(o, database, harness, runDir);
                 cut = network == null ? null : new HostCut(o, network, fleet, harness);
                 if (cut != null) {
@@ -97,6 +99,16 @@ public final class ChaosHarness {
                 network.close();
             }
         }
+    }
+
+    /** The tables the workers' handlers record their executions in. */
+    static void createTables(DataSource db) throws SQLException {
+        for (String table : new String[] {"ledger", "interrupts"}) {
+            Sql.execute(db, "CREATE TABLE " + SCHEMA + "." + table + " (job_id bigint NOT NULL, "
+                    + "attempt int NOT NULL, worker text NOT NULL, at timestamptz NOT NULL DEFAULT now())");
+        }
+        Sql.execute(db, "CREATE TABLE " + SCHEMA + ".counters (job_id bigint PRIMARY KEY, n int NOT NULL)");
+        SequenceChaos.createTable(db);
     }
 
     private ChaosDatabase openDatabase() throws Exception {
@@ -144,8 +156,11 @@ public final class ChaosHarness {
             int to = (int) ((long) o.jobs() * (b + 1) / batches);
             for (int i = from; i < to; i++) {
                 // One job in fifty fails its first attempt: retries run through every deployment too.
-                batch.add(NewJob.of("chaos", ChaosWorker.Work.of(i, random.nextInt(1, 20), i % 50 == 7)));
+                String kind = i % 100 < o.txShare() ? "counter" : "chaos";
+                batch.add(NewJob.of(kind, ChaosWorker.Work.of(i, random.nextInt(1, 20), i % 50 == 7)));
             }
+            // And ten keyed jobs, one in each of ten sequences, whose order the check verifies.
+            batch.addAll(SequenceChaos.wave("seq-", 10, b, random.nextInt(1, 20)));
             if (b == batches / 3) {
                 for (int i = 0; i < o.poison(); i++) {
                     batch.add(NewJob.of("poison", ChaosWorker.Work.of(-i, 0, false),
@@ -213,8 +228,9 @@ public final class ChaosHarness {
             lostToFailover.addAll(audit.lostEnqueues());
         }
         LeaderLog leaders = LeaderLog.read(runDir);
-        ChaosReport report = Sql.retrying(() -> check.run(enqueued, lostToFailover, leaders));
+        report = Sql.retrying(() -> check.run(enqueued, lostToFailover, leaders));
         report.absorb(live);
+        check.transactional(report, FenceLog.fencedOut(runDir));
         if (audit != null) {
             audit.resumption(report, check, aliveAtDisruption);
         }
@@ -223,5 +239,10 @@ public final class ChaosHarness {
         }
         report.print(drained, (System.nanoTime() - started) / 1e9);
         return drained && report.ok();
+    }
+
+    /** What the finished run found; null before {@link #run()} got to its checks. */
+    ChaosReport report() {
+        return report;
     }
 }

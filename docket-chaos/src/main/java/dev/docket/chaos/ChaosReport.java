@@ -25,12 +25,18 @@ final class ChaosReport {
     int unexplained;
     int kills;
     int neverReclaimed;
+    /** Jobs held at a lost lease whose own outcome, already sent, committed before that lease ran out. */
+    int finishedInFlight;
     Duration bound;
     /** Re-claims held to a longer bound because they also waited for the database or new leaders. */
     int reclaimsWaiting;
     /** The re-claim closest to its own bound (or over it): its time and its bound. */
     long tightestMillis;
     long tightestBound = Long.MAX_VALUE;
+    /** Transactional ({@code counter}) jobs completed, their counters not exactly 1, and their attempts fenced out. */
+    long transactionalCompleted;
+    long countersWrong;
+    long fencedOut;
     final Map<String, Integer> explained = new HashMap<>();
     final List<Long> reclaimMillis = new ArrayList<>();
     private final List<Figure> figures = new ArrayList<>();
@@ -104,6 +110,7 @@ final class ChaosReport {
         row("  closest to its bound", reclaimMillis.isEmpty() ? "-" : tightestMillis + " of " + tightestBound + " ms",
                 tightestMillis <= tightestBound);
         row("lost leases never re-claimed", Integer.toString(neverReclaimed), neverReclaimed == 0);
+        row("  held jobs finished by their holder within its lease", Integer.toString(finishedInFlight), true);
         for (Figure f : figures) {
             row(f.name(), f.value(), f.ok());
         }

@@ -17,7 +17,12 @@ import org.postgresql.ds.PGSimpleDataSource;
  * {@code (job_id, attempt, worker)} in the ledger, then "works" for the job's {@code workMs}; a
  * {@code poison} job halts the JVM as a crashing job would, a job with {@code failFirst} fails its
  * first attempt (and is retried), a job slow on this worker's host works {@code slowMs}, and a handler interrupted because its worker lost the lease
- * records that in the {@code interrupts} table. The maintenance leader enqueues a {@code tick} job
+ * records that in the {@code interrupts} table; a keyed {@code ordered} job also records its start and end
+ * ({@link SequenceChaos}). A {@code counter} job runs in a transactional handler: in
+ * its transaction it adds one to the job's row of {@code counters}, then fails (first attempt of a
+ * {@code failFirst} job) or works, ignoring interrupts as a handler busy computing would, so that an
+ * attempt whose lease was lost meanwhile (a SIGSTOP) reaches its commit and is fenced out there. Each
+ * counter must end at exactly 1. The maintenance leader enqueues a {@code tick} job
  * every second (cron). The LISTEN connection is its own, unpooled, named
  * {@code chaos-listener-<worker>} so the harness can see it in {@code pg_stat_activity}.
  * SIGTERM closes the worker gracefully.
@@ -47,12 +52,15 @@ public final class ChaosWorker {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername("postgres");
-        config.setMaximumPoolSize(concurrency + 6);
+        // A worker's own need, plus one connection for each running transactional handler.
+        config.setMaximumPoolSize(2 * concurrency + 6);
         config.setConnectionTimeout(3_000);
         config.setPoolName("chaos-" + name);
         // Retry the initial connection instead of failing while PostgreSQL restarts.
         config.setInitializationFailTimeout(-1);
         HikariDataSource dataSource = new HikariDataSource(config);
+        // The harness stalls a worker for twice its lease and a second.
+        Duration lockWait = lease.multipliedBy(3).plusSeconds(1).plus(networkTimeout);
         Docket docket = Docket.builder(dataSource).schema(ChaosHarness.SCHEMA)
                 .networkTimeout(networkTimeout)
                 .periodic(PeriodicJob.of("tick", "* * * * * *", "tick", Work.of(0, 0, false)))
@@ -80,6 +88,19 @@ public final class ChaosWorker {
                         throw e;
                     }
                 })
+                .transactionalHandler("counter", Work.class, (work, ctx, tx) -> {
+                    record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name);
+                    // A job rescued from a stalled worker waits here for the stalled transaction's lock on its
+                    // counter until that worker resumes and is fenced out: longer than the network timeout.
+                    tx.setNetworkTimeout(Runnable::run, (int) lockWait.toMillis());
+                    count(tx, ctx.jobId());
+                    if (work.failFirst() && ctx.attempt() == 1) {
+                        throw new IllegalStateException("failing the first attempt on purpose, after counting");
+                    }
+                    workIgnoringInterrupts(dataSource, work.workMs(), ctx.jobId(), ctx.attempt(), name);
+                })
+                .handler(SequenceChaos.KIND, SequenceChaos.Step.class,
+                        (step, ctx) -> SequenceChaos.run(dataSource, step, ctx, name))
                 .handler("tick", Work.class, (work, ctx) -> record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name))
                 .handler("poison", Work.class, (work, ctx) -> {
                     record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name);
@@ -105,7 +126,29 @@ public final class ChaosWorker {
         return ds;
     }
 
-    private static void record(DataSource dataSource, String table, long jobId, int attempt, String worker)
+    /** Adds one to the job's counter, in the handler's transaction. */
+    private static void count(Connection tx, long jobId) throws Exception {
+        try (PreparedStatement ps = tx.prepareStatement("INSERT INTO " + ChaosHarness.SCHEMA + ".counters AS c (job_id, n) "
+                + "VALUES (?, 1) ON CONFLICT (job_id) DO UPDATE SET n = c.n + 1")) {
+            ps.setLong(1, jobId);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Works {@code ms}, recording an interrupt (a lost lease) and carrying on regardless. */
+    private static void workIgnoringInterrupts(DataSource dataSource, int ms, long jobId, int attempt, String worker)
+            throws Exception {
+        long until = System.nanoTime() + ms * 1_000_000L;
+        for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime()) {
+            try {
+                Thread.sleep(left / 1_000_000L, (int) (left % 1_000_000L));
+            } catch (InterruptedException e) {
+                record(dataSource, "interrupts", jobId, attempt, worker);
+            }
+        }
+    }
+
+    static void record(DataSource dataSource, String table, long jobId, int attempt, String worker)
             throws Exception {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO " + ChaosHarness.SCHEMA + "." + table + " (job_id, attempt, worker) VALUES (?, ?, ?)")) {

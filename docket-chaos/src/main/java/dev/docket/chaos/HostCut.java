@@ -12,9 +12,11 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
@@ -61,13 +63,39 @@ final class HostCut {
         System.out.printf(Locale.ROOT, "chaos: host %d %s cut off for %s holding %d jobs%n", HOST, cutWorkers,
                 o.outage(), held.size());
         long until = System.nanoTime() + o.outage().toNanos();
+        Set<String> seen = new HashSet<>();
         while (System.nanoTime() < until) {
             fleet.replaceCrashed();
+            reportStuckSessions(seen);
             TimeUnit.MILLISECONDS.sleep(50);
         }
         network.heal(HOST);
         healedAt = Sql.retrying(() -> Sql.now(db));
         System.out.printf(Locale.ROOT, "chaos: host %d healed%n", HOST);
+    }
+
+    /**
+     * Prints, once each, the sessions that wait for a lock and the open transactions that sit idle while
+     * the host is cut off: a transaction the cut host had begun keeps its row locks until the server
+     * notices the client is gone, and what it blocks is what a late rescue would be waiting on.
+     */
+    private void reportStuckSessions(Set<String> seen) throws SQLException {
+        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT pid, client_addr, state, pg_blocking_pids(pid)::text AS blockers,
+                       left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+                  FROM pg_stat_activity
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()
+                   AND (state LIKE 'idle in transaction%' OR cardinality(pg_blocking_pids(pid)) > 0)
+                """);
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                String line = String.format(Locale.ROOT, "pid %d from %s %s blocked by %s: %s", rs.getInt("pid"),
+                        rs.getString("client_addr"), rs.getString("state"), rs.getString("blockers"), rs.getString("query"));
+                if (seen.add(line)) {
+                    System.out.println("chaos: during the cut, " + line);
+                }
+            }
+        }
     }
 
     /**

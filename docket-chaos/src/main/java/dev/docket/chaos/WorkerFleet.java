@@ -115,21 +115,7 @@ final class WorkerFleet {
         if (alive.isEmpty()) {
             return;
         }
-        List<String> busy = Sql.retrying(() -> {
-            List<String> found = new ArrayList<>();
-            try (Connection c = harness.getConnection(); Statement st = c.createStatement();
-                 ResultSet rs = st.executeQuery("SELECT DISTINCT locked_by FROM " + ChaosHarness.SCHEMA
-                         + ".jobs WHERE state = 'running'")) {
-                while (rs.next()) {
-                    if (alive.contains(rs.getString(1))) {
-                        found.add(rs.getString(1));
-                    }
-                }
-            }
-            return found;
-        });
-        List<String> candidates = busy.isEmpty() ? alive : busy.stream().sorted().toList();
-        String victim = candidates.get(random.nextInt(candidates.size()));
+        String victim = busyOne(alive);
         // The database clock just before the signal: the measured time to re-claim can only be longer than the true one.
         Instant at = Sql.retrying(() -> Sql.now(harness));
         Process p = workers.remove(victim);
@@ -140,6 +126,30 @@ final class WorkerFleet {
         losses.add(new Loss("SIGKILL " + victim, at, held));
         System.out.printf(Locale.ROOT, "chaos: SIGKILL %s holding %d jobs at %s%n", victim, held.size(), at);
         start();
+    }
+
+    /** A random worker among {@code alive} that holds jobs, or among all of them when none does. */
+    private String busyOne(List<String> alive) throws Exception {
+        List<String> busy = busy(alive);
+        List<String> candidates = busy.isEmpty() ? alive : busy;
+        return candidates.get(random.nextInt(candidates.size()));
+    }
+
+    /** Those of {@code alive} that hold jobs now, sorted. */
+    private List<String> busy(List<String> alive) throws Exception {
+        return Sql.retrying(() -> {
+            List<String> found = new ArrayList<>();
+            try (Connection c = harness.getConnection(); Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT DISTINCT locked_by FROM " + ChaosHarness.SCHEMA
+                         + ".jobs WHERE state = 'running'")) {
+                while (rs.next()) {
+                    if (alive.contains(rs.getString(1))) {
+                        found.add(rs.getString(1));
+                    }
+                }
+            }
+            return found.stream().sorted().toList();
+        });
     }
 
     /** The jobs (and their attempts) that {@code owners} hold now. */
@@ -162,13 +172,21 @@ final class WorkerFleet {
         losses.add(new Loss(what, at, held));
     }
 
-    /** SIGSTOPs a random worker for longer than its lease, then SIGCONTs it: a zombie that must be fenced out. */
+    /**
+     * SIGSTOPs a random worker holding jobs (its handlers mid-run) for longer than its lease, then SIGCONTs
+     * it: a zombie that must be fenced out.
+     */
     void zombie() throws Exception {
         List<String> alive = alive();
         if (alive.isEmpty()) {
             return;
         }
-        String victim = alive.get(random.nextInt(alive.size()));
+        // Workers still starting hold nothing to fence out: wait a little for one that does.
+        long patience = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (busy(alive).isEmpty() && System.nanoTime() < patience) {
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+        String victim = busyOne(alive);
         long pid = workers.get(victim).pid();
         Duration stall = o.lease().multipliedBy(2).plusSeconds(1);
         System.out.printf(Locale.ROOT, "chaos: SIGSTOP %s for %s (longer than its lease)%n", victim, stall);

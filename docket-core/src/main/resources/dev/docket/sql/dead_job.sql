@@ -12,7 +12,7 @@ SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max
        tenant, unique_key, metadata,
        errors || jsonb_build_array(jsonb_build_object(
            'attempt', attempt, 'at', now(), 'error', f_error, 'worker', locked_by)),
-       created_at, attempted_at, f_reason
+       created_at, attempted_at, sequence_key, sequence_halt, f_reason
   FROM gone
 RETURNING id, attempt
 
@@ -30,7 +30,7 @@ SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max
        errors || jsonb_build_array(jsonb_build_object(
            'attempt', attempt, 'at', now(), 'worker', locked_by,
            'error', 'lease expired: worker ' || coalesce(locked_by, '?') || ' lost its lease')),
-       created_at, attempted_at,
+       created_at, attempted_at, sequence_key, sequence_halt,
        'attempts exhausted (' || max_attempts || '); the last worker lost its lease'
   FROM gone
 RETURNING id, queue, kind
@@ -55,6 +55,10 @@ DELETE FROM {{schema}}.dead_jobs
                     WHERE strpos(lower(e ->> 'error'), lower(?)) > 0))
    AND (?::text IS NULL OR error_signature = ?)
    AND id < ?
+
+-- name: deadJobDiscard
+-- A dead job that halts its sequence releases it here (the dead_jobs trigger of migration V010).
+DELETE FROM {{schema}}.dead_jobs WHERE id = ?
 
 -- name: deadJobList
 SELECT {{jobSummaryColumns}}, 'dead' AS state, died_at AS finished_at,
@@ -117,7 +121,8 @@ UPDATE {{schema}}.dead_jobs d
  WHERE d.id = r.id
 
 -- name: deadJobReplay
--- Replays dead jobs: back to ready with a fresh attempt budget, keeping their error history.
+-- Replays dead jobs: back to ready with a fresh attempt budget, keeping their error history (a
+-- job of a sequence that has a head waits behind it: the jobs table's sequence_enter trigger).
 -- A dead job whose unique key a live job holds now stays dead (replaying it would duplicate).
 WITH revived AS (
     DELETE FROM {{schema}}.dead_jobs d
@@ -126,9 +131,10 @@ WITH revived AS (
     RETURNING d.*
 ), inserted AS (
     INSERT INTO {{schema}}.jobs (id, queue, kind, payload, payload_version, priority, state, run_at,
-                                 attempt, max_attempts, tenant, unique_key, metadata, errors, created_at)
+                                 attempt, max_attempts, tenant, unique_key, metadata, errors, created_at,
+                                 sequence_key, sequence_halt)
     SELECT id, queue, kind, payload, payload_version, priority, 'ready', now(), 0, max_attempts,
-           tenant, unique_key, metadata, errors, created_at
+           tenant, unique_key, metadata, errors, created_at, sequence_key, sequence_halt
       FROM revived
     RETURNING id, queue
 )

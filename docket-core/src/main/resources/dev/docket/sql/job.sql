@@ -1,9 +1,9 @@
--- The jobs table: live jobs only (scheduled, ready, running).
+-- The jobs table: live jobs only (scheduled, ready, running; waiting behind the head of their sequence).
 -- Blocks: "-- name: x" is a statement, "-- fragment: x" is text that statements include as {{x}}.
 
 -- fragment: jobColumns
 id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts,
-tenant, unique_key, metadata, errors, created_at, attempted_at
+tenant, unique_key, metadata, errors, created_at, attempted_at, sequence_key, sequence_halt
 
 -- fragment: jobFence
 -- Fenced: a row matches only while this worker still holds this attempt's claim. Fenced
@@ -11,16 +11,18 @@ tenant, unique_key, metadata, errors, created_at, attempted_at
 j.id = f.id AND j.attempt = f.attempt AND j.locked_by = ? AND j.state = 'running'
 
 -- fragment: jobInsertRows
+-- Rows go in in the arrays' order (ids reserved in that order): the sequence trigger makes the first
+-- job of a key its head, so a bulk enqueue keeps enqueue order within each key.
 INSERT INTO {{schema}}.jobs AS j
        (id, queue, kind, payload, payload_version, priority, state, run_at, max_attempts,
-        tenant, unique_key, metadata)
+        tenant, unique_key, metadata, sequence_key, sequence_halt)
 SELECT coalesce(u.id, nextval('{{schema}}.jobs_id_seq')), u.queue, u.kind, u.payload::jsonb, u.payload_version, u.priority,
        CASE WHEN r.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
-       r.run_at, u.max_attempts, u.tenant, u.unique_key, u.metadata::jsonb
+       r.run_at, u.max_attempts, u.tenant, u.unique_key, u.metadata::jsonb, u.sequence_key, u.sequence_halt
   FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::int[], ?::smallint[],
-              ?::bigint[], ?::bigint[], ?::int[], ?::text[], ?::text[], ?::text[])
+              ?::bigint[], ?::bigint[], ?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[])
        AS u(id, queue, kind, payload, payload_version, priority,
-            run_at_micros, delay_ms, max_attempts, tenant, unique_key, metadata)
+            run_at_micros, delay_ms, max_attempts, tenant, unique_key, metadata, sequence_key, sequence_halt)
  CROSS JOIN LATERAL (
        SELECT coalesce(timestamptz 'epoch' + u.run_at_micros * interval '1 microsecond',
                        now() + coalesce(u.delay_ms, 0) * interval '1 millisecond') AS run_at) r
@@ -30,9 +32,9 @@ SELECT coalesce(u.id, nextval('{{schema}}.jobs_id_seq')), u.queue, u.kind, u.pay
 -- unnest of the bulk statement.
 INSERT INTO {{schema}}.jobs AS j
        (queue, kind, payload, payload_version, priority, state, run_at, max_attempts, tenant, unique_key,
-        metadata)
+        metadata, sequence_key, sequence_halt)
 SELECT ?, ?, ?::jsonb, ?, ?, CASE WHEN r.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
-       r.run_at, ?, ?, ?, ?::jsonb
+       r.run_at, ?, ?, ?, ?::jsonb, ?, ?
   FROM (SELECT coalesce(timestamptz 'epoch' + ?::bigint * interval '1 microsecond',
                         now() + coalesce(?::bigint, 0) * interval '1 millisecond') AS run_at) r
 

@@ -117,7 +117,7 @@ export function tickTimes() {
   }
 }
 
-/** A state badge: scheduled, ready, running, completed, cancelled or dead. */
+/** A state badge: scheduled, ready, running, waiting, completed, cancelled or dead. */
 export function stateBadge(state) {
   return h('span', { class: ['badge', 'state-' + state], text: state });
 }

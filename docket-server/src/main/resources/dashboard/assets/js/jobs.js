@@ -7,8 +7,8 @@ import { pager, confirmBar, flashArea, knownNames, fillDatalist, field } from '.
 import { canRepair, payloadEditor, repairEvents } from './repair.js';
 import { explainLine } from './explain.js';
 
-const STATES = ['scheduled', 'ready', 'running', 'completed', 'cancelled', 'dead'];
-const LIVE = new Set(['scheduled', 'ready', 'running']);
+const STATES = ['scheduled', 'ready', 'running', 'waiting', 'completed', 'cancelled', 'dead'];
+const LIVE = new Set(['scheduled', 'ready', 'running', 'waiting']);
 
 export function renderJobs(main, route, session, ui) {
   const filters = {
@@ -111,10 +111,10 @@ export function renderJob(main, route, session, ui) {
     ui.loaded();
   }
 
-  async function act(label, path, done) {
+  async function act(label, path, done, send = api.post) {
     flash.clear();
     try {
-      const result = await api.post(path);
+      const result = await send(path);
       flash.show(done + ' Job #' + id + ' is now ' + result.state + '.', 'ok');
     } catch (e) {
       flash.show(label + ' failed: ' + e.message, 'error');
@@ -131,6 +131,17 @@ export function renderJob(main, route, session, ui) {
           () => act('Retry', '/api/jobs/' + id + '/retry', job.state === 'dead' ? 'Retried.' : 'Made ready.'),
           { id: 'job-retry', class: 'button primary',
             title: job.state === 'dead' ? 'Put it back to ready with a fresh attempt budget' : 'Make it ready now' }));
+      }
+      if (job.state === 'dead') {
+        actions.append(h('button', {
+          type: 'button', class: 'button danger-quiet', id: 'job-discard', text: 'Discard',
+          on: {
+            click: () => replace(confirmSlot, confirmBar(
+              'Discard dead job #' + id + ' for good?' + (job.sequenceKey ? ' If it halted sequence ' + job.sequenceKey
+                + ', its next job runs.' : ''),
+              'Discard', () => act('Discard', '/api/dlq/' + id, 'Discarded.', api.del))),
+          },
+        }));
       }
       if (LIVE.has(job.state)) {
         actions.append(h('button', {
@@ -203,6 +214,7 @@ function facts(job) {
     ['Priority', num(job.priority)],
     ['Tenant', job.tenant],
     ['Unique key', job.uniqueKey],
+    ['Sequence', job.sequenceKey],
     ['Worker', job.lockedBy],
     ['Payload version', num(job.payloadVersion)],
     ['Dead because', job.deadReason],

@@ -172,7 +172,9 @@ class ApiHostileInputTest extends ServerTest {
                 new Object[] {"maxAttempts", "3"}, new Object[] {"maxAttempts", 0}, new Object[] {"maxAttempts", -1},
                 new Object[] {"runAt", 12345}, new Object[] {"runAt", "tomorrow"}, new Object[] {"delay", 30},
                 new Object[] {"delay", "-5s"}, new Object[] {"delay", "forever"}, new Object[] {"uniqueKey", 1},
-                new Object[] {"uniqueKey", ""}, new Object[] {"tenant", Map.of()}, new Object[] {"tenant", "x".repeat(513)})) {
+                new Object[] {"uniqueKey", ""}, new Object[] {"tenant", Map.of()}, new Object[] {"tenant", "x".repeat(513)},
+                new Object[] {"sequenceKey", ""}, new Object[] {"sequenceKey", 5}, new Object[] {"sequenceKey", "x".repeat(513)},
+                new Object[] {"sequenceKey", List.of("a")}, new Object[] {"haltSequenceOnDeath", Map.of()})) {
             Map<String, Object> body = new java.util.LinkedHashMap<>(Map.of("kind", "k", "payload", Map.of()));
             body.put((String) fields[0], fields[1]);
             assertRejected(postJson("/api/jobs", json(body.entrySet().stream()

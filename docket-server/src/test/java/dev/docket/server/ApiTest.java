@@ -53,6 +53,39 @@ class ApiTest extends ServerTest {
         assertThat(job.tenant()).isEqualTo("acme");
     }
 
+    /** A sequence key from the API: the second job of the key waits behind the first, and the job view shows the key. */
+    @Test
+    void enqueueWithASequenceKeyWaitsBehindTheKeysHead() {
+        Reply first = post("/api/jobs", Role.PRODUCER, json("kind", "sync", "payload", Map.of(), "sequenceKey", "order-7"));
+        Reply second = post("/api/jobs", Role.PRODUCER, json("kind", "sync", "payload", Map.of(), "sequenceKey", "order-7",
+                "haltSequenceOnDeath", true));
+
+        assertThat(first.json().get("state").asText()).isEqualTo("ready");
+        assertThat(second.status()).isEqualTo(201);
+        assertThat(second.json().get("state").asText()).isEqualTo("waiting");
+        Reply shown = get("/api/jobs/" + second.json().get("id").asLong(), Role.ADMIN);
+        assertThat(shown.json().get("sequenceKey").asText()).isEqualTo("order-7");
+        assertThat(get("/api/jobs?state=waiting", Role.ADMIN).json().get("jobs")).hasSize(1);
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE sequence_halt")).isEqualTo(1);
+    }
+
+    /** Discarding the dead job that halts a sequence lets the sequence's next job run; a second discard is a 404. */
+    @Test
+    void discardingAHaltingDeadJobResumesItsSequence() {
+        insertDeadJob(900, "sync", "{}", "boom");
+        execute("UPDATE {s}.dead_jobs SET sequence_key = 'order-7', sequence_halt = true");
+        long next = docket.enqueue("sync", Map.of(), dev.docket.JobOptions.builder().sequenceKey("order-7").build());
+        assertThat(docket.job(next).orElseThrow().state()).isEqualTo(dev.docket.JobState.WAITING);
+
+        assertThat(send(request("/api/dlq/900", Role.PRODUCER).DELETE().build()).status()).isEqualTo(403);
+        Reply r = send(request("/api/dlq/900", Role.OPERATOR).DELETE().build());
+        assertThat(r.status()).as(r.text()).isEqualTo(200);
+        assertThat(r.json().get("state").asText()).isEqualTo("discarded");
+        assertThat(docket.job(next).orElseThrow().state()).isEqualTo(dev.docket.JobState.READY);
+        assertThat(send(request("/api/dlq/900", Role.OPERATOR).DELETE().build()).status()).isEqualTo(404);
+        assertThat(send(request("/api/dlq/x'1", Role.OPERATOR).DELETE().build()).status()).isEqualTo(400);
+    }
+
     @Test
     void delayedJobIsScheduled() {
         Reply r = post("/api/jobs", Role.ADMIN, json("kind", "later", "payload", Map.of(), "delay", "5m"));

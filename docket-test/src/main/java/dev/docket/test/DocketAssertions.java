@@ -16,8 +16,8 @@ import org.opentest4j.AssertionFailedError;
  * {@code Oban.Testing}: that a job {@link JobMatcher matching} a kind (and optionally payload, queue
  * and run time) was enqueued, that none was, or that exactly N were.
  *
- * <p>"Enqueued" means live: waiting ({@link JobState#SCHEDULED scheduled} or
- * {@link JobState#READY ready}) or {@link JobState#RUNNING running}; a job that already completed,
+ * <p>"Enqueued" means live: waiting ({@link JobState#SCHEDULED scheduled}, {@link JobState#READY ready},
+ * or {@link JobState#WAITING behind its sequence's head}) or {@link JobState#RUNNING running}; a job that already completed,
  * was cancelled or is dead does not count. A failure lists the live jobs of the kind with what each
  * did not match (never their payloads).
  */
@@ -127,7 +127,7 @@ public final class DocketAssertions {
     /** Live jobs of {@code kind}, oldest first. */
     private static List<JobInfo> liveJobs(Docket docket, String kind) {
         List<JobInfo> jobs = new ArrayList<>();
-        for (JobState state : List.of(JobState.SCHEDULED, JobState.READY, JobState.RUNNING)) {
+        for (JobState state : List.of(JobState.SCHEDULED, JobState.READY, JobState.RUNNING, JobState.WAITING)) {
             JobQuery query = JobQuery.all().withKind(kind).withState(state).withLimit(PAGE);
             List<JobSummary> page;
             do {

@@ -30,6 +30,7 @@ public final class Database {
     private final SloQueries slos;
     private final DoctorQueries doctor;
     private final ExplainQueries explain;
+    private final SequenceQueries sequences;
     private final RateLimitQueries rateLimits;
 
     public Database(DataSource dataSource, SchemaName schemaName, ObjectMapper json) {
@@ -58,6 +59,7 @@ public final class Database {
         this.slos = new SloQueries(jdbc, sql);
         this.doctor = new DoctorQueries(jdbc, sql);
         this.explain = new ExplainQueries(jdbc, sql);
+        this.sequences = new SequenceQueries(jdbc, sql);
         this.rateLimits = new RateLimitQueries(jdbc, sql);
     }
 
@@ -172,6 +174,11 @@ public final class Database {
     /** What "why is this job not running?" reads. */
     public ExplainQueries explain() {
         return explain;
+    }
+
+    /** What holds a sequence's waiting jobs back. */
+    public SequenceQueries sequences() {
+        return sequences;
     }
 
     public RateLimitQueries rateLimits() {

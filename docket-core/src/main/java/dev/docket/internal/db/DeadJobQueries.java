@@ -70,6 +70,11 @@ public record DeadJobQueries(Jdbc jdbc, Statements sql) {
     }
 
     /** Deletes up to {@code limit} dead jobs older than {@code retention}; returns how many. */
+    /** Deletes dead job {@code id} for good; false if there is none. */
+    public boolean discard(long id) throws SQLException {
+        return jdbc.update(sql.get("deadJobDiscard"), p -> p.int8(id)) == 1;
+    }
+
     public int deleteExpired(Duration retention, int limit) throws SQLException {
         return jdbc.update(sql.get("deadJobDeleteExpired"), p -> p.int8(retention.toMillis()).int4(limit));
     }

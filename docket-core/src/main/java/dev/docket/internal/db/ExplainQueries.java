@@ -13,7 +13,8 @@ public record ExplainQueries(Jdbc jdbc, Statements sql) {
     /** A live job as the explanation needs it. */
     public record LiveJob(long id, String queue, String kind, String state, int priority, Instant runAt, int attempt,
                           int maxAttempts, String tenant, String lockedBy, Instant leaseUntil, Instant attemptedAt,
-                          int payloadVersion, String metadata, Instant lastErrorAt, Instant now) {
+                          int payloadVersion, String metadata, Instant lastErrorAt, Instant now,
+                          String sequenceKey) {
     }
 
     /** A queue's settings (null when it has none) and its running jobs, in all and of one tenant. */
@@ -27,7 +28,7 @@ public record ExplainQueries(Jdbc jdbc, Statements sql) {
                 Jdbc.instant(rs, "run_at"), rs.getInt("attempt"), rs.getInt("max_attempts"), rs.getString("tenant"),
                 rs.getString("locked_by"), Jdbc.instant(rs, "lease_until"), Jdbc.instant(rs, "attempted_at"),
                 rs.getInt("payload_version"), rs.getString("metadata"), Jdbc.instant(rs, "last_error_at"),
-                Jdbc.instant(rs, "now")));
+                Jdbc.instant(rs, "now"), rs.getString("sequence_key")));
     }
 
     public QueueLoad queue(String queue, String tenant) throws SQLException {

@@ -89,6 +89,7 @@ public record JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
         Jdbc.each(c, sql.get(r.uniqueKey() == null ? "jobInsertOne" : "jobInsertOneKeyed"), p -> p
                         .text(r.queue()).text(r.kind()).text(r.payloadJson()).int4(r.payloadVersion()).int2(r.priority())
                         .int4(r.maxAttempts()).text(r.tenant()).text(r.uniqueKey()).text(r.metadataJson())
+                        .text(r.sequenceKey()).bool(r.haltSequence())
                         .int8(r.runAtMicros()).int8(r.delayMillis()),
                 rs -> inserted.put(rs.getLong("id"), rs.getBoolean("ready")));
         return inserted;
@@ -108,6 +109,8 @@ public record JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
         String[] tenants = new String[n];
         String[] uniqueKeys = new String[n];
         String[] metadata = new String[n];
+        String[] sequenceKeys = new String[n];
+        Boolean[] haltSequences = new Boolean[n];
         boolean keyed = false;
         for (int i = 0; i < n; i++) {
             InsertRow r = rows.get(i);
@@ -122,14 +125,18 @@ public record JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
             tenants[i] = r.tenant();
             uniqueKeys[i] = r.uniqueKey();
             metadata[i] = r.metadataJson();
+            sequenceKeys[i] = r.sequenceKey();
+            haltSequences[i] = r.haltSequence();
             keyed |= r.uniqueKey() != null;
         }
+        SequenceQueries.lockKeys(c, sql, sequenceKeys);
         Map<Long, Boolean> inserted = new HashMap<>();
         Jdbc.each(c, sql.get(keyed ? "jobInsertManyKeyed" : "jobInsertMany"), p -> p
                         .array("bigint", ids).array("text", queues).array("text", kinds).array("text", payloads)
                         .array("int4", versions).array("int2", priorities).array("bigint", runAts)
                         .array("bigint", delays).array("int4", maxAttempts).array("text", tenants)
-                        .array("text", uniqueKeys).array("text", metadata),
+                        .array("text", uniqueKeys).array("text", metadata).array("text", sequenceKeys)
+                        .array("boolean", haltSequences),
                 rs -> inserted.put(rs.getLong("id"), rs.getBoolean("ready")));
         return inserted;
     }

@@ -32,6 +32,44 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
      */
     public Set<Fence> writeOutcomes(String workerId, List<Outcome> outcomes, boolean keepHistory, boolean asyncCommit)
             throws SQLException {
+        return jdbc.transaction(c -> {
+            if (asyncCommit) {
+                Jdbc.execute(c, sql.get("jobOutcomesAsyncCommit"), Jdbc.NO_PARAMETERS);
+            }
+            return writeOutcomes(c, workerId, outcomes, keepHistory);
+        });
+    }
+
+    /**
+     * Runs {@code work} in a transaction and writes the outcome it returns in that same transaction,
+     * fenced; commits both only if the fence matched, else rolls both back and returns null: the
+     * lease was lost, and nothing {@code work} wrote becomes visible. Commits durably.
+     */
+    public Outcome writeOutcomeWith(String workerId, boolean keepHistory, Jdbc.Work<Outcome> work)
+            throws SQLException {
+        try {
+            return jdbc.transaction(c -> {
+                Outcome outcome = work.run(c);
+                if (!writeOutcomes(c, workerId, List.of(outcome), keepHistory).contains(outcome.fence())) {
+                    throw new FencedOut();
+                }
+                return outcome;
+            });
+        } catch (FencedOut e) {
+            return null;
+        }
+    }
+
+    /** Rolls back a transaction whose outcome matched no row; never leaves {@link #writeOutcomeWith}. */
+    private static final class FencedOut extends RuntimeException {
+        FencedOut() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** Writes outcomes on {@code c}, in the caller's transaction; returns the fences that matched. */
+    private Set<Fence> writeOutcomes(Connection c, String workerId, List<Outcome> outcomes, boolean keepHistory)
+            throws SQLException {
         List<Outcome.Completed> completed = new ArrayList<>();
         List<Outcome.Retry> retries = new ArrayList<>();
         List<Outcome.Dead> deaths = new ArrayList<>();
@@ -54,42 +92,36 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
         released.sort(byId);
         snoozed.sort(byId);
         Set<Fence> applied = new HashSet<>();
-        jdbc.transaction(c -> {
-            if (asyncCommit) {
-                Jdbc.execute(c, sql.get("jobOutcomesAsyncCommit"), Jdbc.NO_PARAMETERS);
-            }
-            if (!completed.isEmpty()) {
-                fenced(c, sql.get(keepHistory ? "jobCompleteManyToHistory" : "jobCompleteManyDiscard"), applied, p -> p
-                        .array("bigint", ids(completed)).array("int4", attempts(completed)).text(workerId));
-            }
-            if (!retries.isEmpty()) {
-                fenced(c, sql.get("jobRetryMany"), applied, p -> p
-                        .array("bigint", ids(retries)).array("int4", attempts(retries))
-                        .array("bigint", retries.stream().map(Outcome.Retry::delayMillis).toArray())
-                        .array("text", retries.stream().map(Outcome.Retry::error).toArray())
-                        .text(workerId));
-            }
-            if (!deaths.isEmpty()) {
-                fenced(c, sql.get("deadJobInsertFromJobs"), applied, p -> p
-                        .array("bigint", ids(deaths)).array("int4", attempts(deaths))
-                        .array("text", deaths.stream().map(Outcome.Dead::error).toArray())
-                        .array("text", deaths.stream().map(Outcome.Dead::reason).toArray())
-                        .text(workerId));
-            }
-            if (!snoozed.isEmpty()) {
-                fenced(c, sql.get("jobSnoozeMany"), applied, p -> p
-                        .array("bigint", ids(snoozed)).array("int4", attempts(snoozed))
-                        .array("bigint", snoozed.stream().map(Outcome.Snoozed::delayMillis).toArray())
-                        .text(workerId));
-            }
-            if (!released.isEmpty()) {
-                fenced(c, sql.get("jobReleaseMany"), applied, p -> p
-                        .array("bigint", ids(released)).array("int4", attempts(released))
-                        .array("int4", released.stream().map(r -> r.giveBackAttempt() ? 1 : 0).toArray())
-                        .text(workerId));
-            }
-            return null;
-        });
+        if (!completed.isEmpty()) {
+            fenced(c, sql.get(keepHistory ? "jobCompleteManyToHistory" : "jobCompleteManyDiscard"), applied, p -> p
+                    .array("bigint", ids(completed)).array("int4", attempts(completed)).text(workerId));
+        }
+        if (!retries.isEmpty()) {
+            fenced(c, sql.get("jobRetryMany"), applied, p -> p
+                    .array("bigint", ids(retries)).array("int4", attempts(retries))
+                    .array("bigint", retries.stream().map(Outcome.Retry::delayMillis).toArray())
+                    .array("text", retries.stream().map(Outcome.Retry::error).toArray())
+                    .text(workerId));
+        }
+        if (!deaths.isEmpty()) {
+            fenced(c, sql.get("deadJobInsertFromJobs"), applied, p -> p
+                    .array("bigint", ids(deaths)).array("int4", attempts(deaths))
+                    .array("text", deaths.stream().map(Outcome.Dead::error).toArray())
+                    .array("text", deaths.stream().map(Outcome.Dead::reason).toArray())
+                    .text(workerId));
+        }
+        if (!snoozed.isEmpty()) {
+            fenced(c, sql.get("jobSnoozeMany"), applied, p -> p
+                    .array("bigint", ids(snoozed)).array("int4", attempts(snoozed))
+                    .array("bigint", snoozed.stream().map(Outcome.Snoozed::delayMillis).toArray())
+                    .text(workerId));
+        }
+        if (!released.isEmpty()) {
+            fenced(c, sql.get("jobReleaseMany"), applied, p -> p
+                    .array("bigint", ids(released)).array("int4", attempts(released))
+                    .array("int4", released.stream().map(r -> r.giveBackAttempt() ? 1 : 0).toArray())
+                    .text(workerId));
+        }
         return applied;
     }
 

@@ -31,9 +31,11 @@ import java.util.Optional;
 public final class JobExplainer {
 
     private final Database store;
+    private final SequenceReasons sequences;
 
     public JobExplainer(Database store) {
         this.store = store;
+        this.sequences = new SequenceReasons(store);
     }
 
     public Optional<JobExplanation> explain(long id) throws SQLException {
@@ -46,6 +48,7 @@ public final class JobExplainer {
         List<Reason> reasons = switch (job.state()) {
             case "running" -> running(job, workers);
             case "scheduled" -> scheduled(job, workers);
+            case "waiting" -> sequences.of(job);
             default -> ready(job, workers);
         };
         return Optional.of(new JobExplanation(job.id(), JobState.valueOf(job.state().toUpperCase(Locale.ROOT)),

@@ -64,7 +64,7 @@ public final class CallerThreadRunner {
         List<JobRun> runs = new ArrayList<>();
         // Jobs run here for a test are neither measured nor traced.
         try (JobExecutor executor = new JobExecutor(handlers, retryPolicies, codec, null, store, new InFlight(),
-                workerId, JobObserver.NONE)) {
+                workerId, JobObserver.NONE, keepHistory)) {
             Map<String, Duration> kindLeases = executor.kindLeases();
             boolean ranAny = true;
             while (ranAny) {
@@ -90,11 +90,13 @@ public final class CallerThreadRunner {
     }
 
     private JobRun run(JobExecutor executor, ClaimedJob job) throws SQLException {
-        Outcome outcome = executor.runHere(job);
+        JobExecutor.Ran ran = executor.runHere(job);
+        Outcome outcome = ran.outcome();
         if (outcome == null) {
             return runOf(job, JobRun.Result.AWAITING_NEWER_VERSION, null);
         }
-        if (!store.outcomes().writeOutcomes(workerId, List.of(outcome), keepHistory).contains(job.fence())) {
+        if (ran.fencedOut() || !ran.written()
+                && !store.outcomes().writeOutcomes(workerId, List.of(outcome), keepHistory).contains(job.fence())) {
             return runOf(job, JobRun.Result.LEASE_LOST, null);
         }
         return switch (outcome) {

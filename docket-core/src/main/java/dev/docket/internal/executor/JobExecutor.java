@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * once the job's attempts are used up; interrupted by shutdown = released; interrupted by its kind's
  * timeout = a failed attempt with a timeout error. A payload version newer than the handler reads is
  * not run: the job is put back to wait for a worker that reads it (a rolling deploy), and fails
- * permanently only after its kind's {@code newerVersionWait}.
+ * permanently only after its kind's {@code newerVersionWait}. A transactional handler's completion
+ * (or snooze) is written in its own transaction ({@link TransactionalAttempts}), not by the completer.
  */
 public final class JobExecutor implements AutoCloseable {
 
@@ -54,11 +55,15 @@ public final class JobExecutor implements AutoCloseable {
     private final String workerId;
     private final JobObserver observer;
     private final ScheduledExecutorService timeouts;
+    private final TransactionalAttempts transactions;
 
-    /** {@code completer} may be null for an executor that only {@link #runHere runs jobs on the caller's thread}. */
+    /**
+     * {@code completer} may be null for an executor that only {@link #runHere runs jobs on the caller's thread};
+     * {@code keepHistory}: whether transactional handlers' completed jobs go to the history (as the completer's).
+     */
     public JobExecutor(Map<String, HandlerBinding<?>> handlers, Function<String, RetryPolicy> retryPolicies,
                        PayloadCodec codec, Completer completer, Database store, InFlight inFlight, String workerId,
-                       JobObserver observer) {
+                       JobObserver observer, boolean keepHistory) {
         this.handlers = Map.copyOf(handlers);
         this.retryPolicies = retryPolicies;
         this.codec = codec;
@@ -67,6 +72,7 @@ public final class JobExecutor implements AutoCloseable {
         this.inFlight = inFlight;
         this.workerId = workerId;
         this.observer = observer;
+        this.transactions = new TransactionalAttempts(store, workerId, keepHistory);
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r ->
                 Thread.ofPlatform().daemon().name("docket-timeouts-" + workerId).unstarted(r));
         // Most attempts end long before their timeout: their cancelled timers must not pile up.
@@ -105,14 +111,23 @@ public final class JobExecutor implements AutoCloseable {
     }
 
     /**
-     * Runs the job's handler on the calling thread, with its timeout, and returns the outcome without
-     * writing it; null when the job was put back (and that written) to wait for a worker that reads
-     * its payload version. What {@code Worker.Builder.runReadyJobs()} runs jobs with in tests.
+     * An attempt run on the caller's thread: its outcome (null when the job was put back, and that
+     * written, to wait for a worker that reads its payload version), whether that outcome is written
+     * already (a transactional handler's, in its transaction), and whether it was fenced out there.
      */
-    public Outcome runHere(ClaimedJob job) {
+    public record Ran(Outcome outcome, boolean written, boolean fencedOut) {
+    }
+
+    /**
+     * Runs the job's handler on the calling thread, with its timeout, and returns the outcome, which it
+     * writes only for a transactional handler. What {@code Worker.Builder.runReadyJobs()} runs jobs
+     * with in tests.
+     */
+    public Ran runHere(ClaimedJob job) {
         RunningJob running = inFlight.add(job);
         try {
-            return attempt(running);
+            Outcome outcome = attempt(running);
+            return new Ran(outcome, running.isCommitted(), !running.isCommitted() && running.isLost());
         } finally {
             inFlight.remove(running);
         }
@@ -127,6 +142,12 @@ public final class JobExecutor implements AutoCloseable {
         try {
             ClaimedJob job = running.job();
             Outcome outcome = attempt(running);
+            if (running.isCommitted()) {
+                observer.written(job, outcome);
+                inFlight.remove(running);
+                settled.run();
+                return;
+            }
             if (outcome == null || running.isLost()) {
                 if (outcome != null) {
                     log.warn("docket: job {} attempt {} ({}): lease lost while running; outcome discarded",
@@ -189,11 +210,11 @@ public final class JobExecutor implements AutoCloseable {
         }
         Context ctx = new Context(job);
         try {
-            binding.invoke(payload, ctx);
-            if (ctx.snoozeMillis >= 0) {
-                return new Outcome.Snoozed(job.fence(), ctx.snoozeMillis);
+            if (binding.isTransactional()) {
+                return transactions.run(running, tx -> binding.invoke(payload, ctx, tx), () -> returned(ctx));
             }
-            return new Outcome.Completed(job.fence());
+            binding.invoke(payload, ctx);
+            return returned(ctx);
         } catch (PermanentJobFailure e) {
             observation.failed(e);
             return new Outcome.Dead(job.fence(), describe(e), "permanent failure: " + e.getMessage());
@@ -208,6 +229,14 @@ public final class JobExecutor implements AutoCloseable {
             }
             return failed(job, describe(e), binding.retryPolicy());
         }
+    }
+
+    /** The outcome of a handler that returned: completed, or snoozed if it asked to be. */
+    private static Outcome returned(Context ctx) {
+        if (ctx.snoozeMillis >= 0) {
+            return new Outcome.Snoozed(ctx.job.fence(), ctx.snoozeMillis);
+        }
+        return new Outcome.Completed(ctx.job.fence());
     }
 
     /**

@@ -12,6 +12,7 @@ public final class RunningJob {
     private volatile boolean lost;
     private volatile boolean releasing;
     private volatile boolean timedOut;
+    private volatile boolean committed;
     private volatile Runnable onLost;
 
     RunningJob(ClaimedJob job) {
@@ -46,6 +47,21 @@ public final class RunningJob {
 
     public boolean isLost() {
         return lost;
+    }
+
+    /** A transactional handler's commit found the lease lost: its transaction rolled back, nothing is left to write. */
+    void fencedOut() {
+        lost = true;
+    }
+
+    /** A transactional handler's outcome was written in its transaction. */
+    void committed() {
+        committed = true;
+    }
+
+    /** Whether the outcome is written already, in a transactional handler's transaction. */
+    public boolean isCommitted() {
+        return committed;
     }
 
     /** Shutdown gave up waiting: stop the handler and give the job back instead of failing it. */

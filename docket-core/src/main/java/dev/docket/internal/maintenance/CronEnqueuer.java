@@ -116,6 +116,7 @@ public final class CronEnqueuer {
         InsertRow j = s.job();
         long micros = ChronoUnit.MICROS.between(Instant.EPOCH, slot);
         return new InsertRow(j.queue(), j.kind(), j.payloadJson(), j.payloadVersion(), j.priority(), micros, null,
-                j.maxAttempts(), j.tenant(), "cron:" + s.name() + ":" + slot.getEpochSecond(), null, j.metadataJson());
+                j.maxAttempts(), j.tenant(), "cron:" + s.name() + ":" + slot.getEpochSecond(), null, j.metadataJson(),
+                j.sequenceKey(), j.haltSequence());
     }
 }

@@ -72,6 +72,39 @@ class ClaimPlanTest extends DocketTest {
         execute("ANALYZE {s}.job_history");
 
         assertThat(new Statements(new SchemaName(schema)).get("jobClaim")).doesNotContain("job_history");
+        checkPlans();
+    }
+
+    /**
+     * A million jobs across 10,000 sequences: each key's head is running, the rest wait outside the
+     * claim index, so the claim of five ready jobs is the same short index scan. The jobs are written
+     * with SQL in the state the sequence triggers would give them (heads first, one per key).
+     */
+    @Test
+    void claimIsAShortIndexScanNextToAMillionJobsWaitingInTenThousandSequences() throws Exception {
+        Docket docket = docket();
+        execute("ALTER TABLE {s}.jobs DISABLE TRIGGER jobs_sequence_enter");
+        execute("""
+                INSERT INTO {s}.jobs (queue, kind, payload, state, run_at, max_attempts, attempt, lease_until,
+                                      locked_by, sequence_key)
+                SELECT 'default', 'ordered', '{}', CASE WHEN g <= 10000 THEN 'running' ELSE 'waiting' END, now(), 20,
+                       CASE WHEN g <= 10000 THEN 1 ELSE 0 END,
+                       CASE WHEN g <= 10000 THEN now() + interval '1 hour' END,
+                       CASE WHEN g <= 10000 THEN 'w1' END, 'key-' || (g % 10000)
+                  FROM generate_series(1, 1000000) g""");
+        execute("ALTER TABLE {s}.jobs ENABLE TRIGGER jobs_sequence_enter");
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE state = 'waiting'")).isEqualTo(990_000);
+        List<NewJob> ready = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ready.add(NewJob.of("ready", new Task(i), JobOptions.builder().priority(2 - i).build()));
+        }
+        docket.enqueueAll(ready);
+        execute("ANALYZE {s}.jobs");
+        checkPlans();
+    }
+
+    /** {@link #checkPlans(Connection)} on a connection of its own, with the claim prepared there. */
+    private void checkPlans() throws Exception {
         try (Connection c = dataSource().getConnection()) {
             prepareClaim(c);
             try {

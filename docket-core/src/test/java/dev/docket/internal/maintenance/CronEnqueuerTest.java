@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class CronEnqueuerTest extends DocketTest {
 
     private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
-    private static final InsertRow JOB = new InsertRow("default", "report", "{}", 1, 0, null, null, 5, null, null, null, "{}");
+    private static final InsertRow JOB = new InsertRow("default", "report", "{}", 1, 0, null, null, 5, null, null, null, "{}", null, false);
 
     private static CronEnqueuer.Schedule schedule(String name, String cron, ZoneId zone) {
         PeriodicJob p = new PeriodicJob(name, cron, zone, "report", null, dev.docket.JobOptions.defaults());

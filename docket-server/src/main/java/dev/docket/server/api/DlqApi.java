@@ -39,6 +39,7 @@ public record DlqApi(DocketAdmin admin, Bodies bodies) {
         app.post("/api/dlq/retry", this::replayMatching, Access.OPERATE);
         app.get("/api/dlq/replays/{id}", this::replayStatus, Access.READ);
         app.post("/api/dlq/{id}/retry", this::retryOne, Access.OPERATE);
+        app.delete("/api/dlq/{id}", this::discardOne, Access.OPERATE);
     }
 
     private void list(Context ctx) {
@@ -71,6 +72,15 @@ public record DlqApi(DocketAdmin admin, Bodies bodies) {
             throw ApiException.notFound("no dead job " + id + " (or a live job holds its unique key)");
         }
         ctx.json(new Views.JobStatus(id, "ready"));
+    }
+
+    /** Discards a dead job for good; one that halted its sequence lets the sequence's next job run. */
+    private void discardOne(Context ctx) {
+        long id = JobsApi.pathId(ctx);
+        if (!admin.discardDead(id)) {
+            throw ApiException.notFound("no dead job " + id);
+        }
+        ctx.json(new Views.JobStatus(id, "discarded"));
     }
 
     /** {@code POST /api/dlq/retry}'s body: a filter (empty strings mean none) and a pace; every field optional. */

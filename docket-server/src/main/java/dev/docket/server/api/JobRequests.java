@@ -22,10 +22,13 @@ public final class JobRequests {
      * One job to enqueue. {@code payload} is required ({@code {}} for none); {@code runAt} and
      * {@code delay} exclude each other; durations look like {@code 500ms, 30s, 5m, 2h, 1d} or ISO-8601.
      * {@code strictKinds} (of {@code POST /api/jobs} only) refuses a kind no live worker serves ({@link StrictKinds}).
+     * {@code sequenceKey} and {@code haltSequenceOnDeath} are {@link JobOptions.Builder#sequenceKey} and
+     * {@link JobOptions.Builder#haltSequenceOnDeath}.
      */
     public record Job(String kind, JsonNode payload, String queue, Integer priority, String runAt, String delay,
                       Integer maxAttempts, String uniqueKey, String uniqueFor, String tenant,
-                      Map<String, String> metadata, Boolean strictKinds) {
+                      Map<String, String> metadata, Boolean strictKinds, String sequenceKey,
+                      Boolean haltSequenceOnDeath) {
     }
 
     /** The body of {@code POST /api/jobs/batch}; {@code strictKinds} applies to every job. */
@@ -85,6 +88,12 @@ public final class JobRequests {
         }
         if (body.tenant() != null) {
             options.tenant(body.tenant());
+        }
+        if (body.sequenceKey() != null) {
+            options.sequenceKey(body.sequenceKey());
+        }
+        if (body.haltSequenceOnDeath() != null) {
+            options.haltSequenceOnDeath(body.haltSequenceOnDeath());
         }
         if (body.metadata() != null) {
             body.metadata().forEach((key, value) -> {

@@ -145,7 +145,7 @@ public record JobsApi(Docket docket, Bodies bodies) {
         try {
             return JobState.valueOf(text.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("state must be one of scheduled, ready, running, completed, "
+            throw new IllegalArgumentException("state must be one of scheduled, ready, running, waiting, completed, "
                     + "cancelled, dead; was '" + JobRequests.clip(text) + "'");
         }
     }

@@ -35,13 +35,14 @@ public final class Views {
                       Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt, String tenant,
                       int errorCount, String deadReason, String uniqueKey, String lockedBy, int payloadVersion,
                       RawJson metadata, @JsonInclude(JsonInclude.Include.NON_NULL) Object payload,
-                      @JsonInclude(JsonInclude.Include.NON_NULL) Boolean payloadRedacted, List<Error> errors) {
+                      @JsonInclude(JsonInclude.Include.NON_NULL) Boolean payloadRedacted, List<Error> errors,
+                      String sequenceKey) {
 
         /** This view with {@code payload} in place of whatever it showed (the CLI prints the parsed payload). */
         public Job withPayload(Object shown) {
             return new Job(id, kind, queue, state, priority, attempt, maxAttempts, runAt, createdAt, attemptedAt,
                     finishedAt, tenant, errorCount, deadReason, uniqueKey, lockedBy, payloadVersion, metadata, shown, null,
-                    errors);
+                    errors, sequenceKey);
         }
     }
 
@@ -103,7 +104,7 @@ public final class Views {
                 j.runAt(), j.createdAt(), j.attemptedAt(), j.finishedAt(), j.tenant(), j.errors().size(), j.deadReason(),
                 j.uniqueKey(), j.lockedBy(), j.payloadVersion(), new RawJson(j.metadata()),
                 showPayload ? new RawJson(j.payload()) : null, showPayload ? null : Boolean.TRUE,
-                j.errors().stream().map(Views::error).toList());
+                j.errors().stream().map(Views::error).toList(), j.sequenceKey());
     }
 
     private static Error error(JobError e) {

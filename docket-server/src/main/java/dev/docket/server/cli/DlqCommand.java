@@ -19,14 +19,14 @@ import picocli.CommandLine.Parameters;
 @Command(name = "dlq", mixinStandardHelpOptions = true,
         description = "Lists, groups, repairs and replays jobs in the dead-letter table (jobs that failed permanently or ran out of attempts).",
         subcommands = {DlqCommand.ListCommand.class, DlqTriageCommands.GroupsCommand.class, DlqCommand.RetryCommand.class,
-                DlqTriageCommands.ReplayCommand.class, DlqTriageCommands.RepairCommand.class, DlqTriageCommands.PatchCommand.class})
+                DlqCommand.DiscardCommand.class, DlqTriageCommands.ReplayCommand.class, DlqTriageCommands.RepairCommand.class, DlqTriageCommands.PatchCommand.class})
 final class DlqCommand implements Callable<Integer> {
 
     static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
 
     @Override
     public Integer call() {
-        throw CommandFailure.usage("give a subcommand: `docket dlq list`, `groups`, `retry ID...`, `replay`, `repair ID` or `patch`");
+        throw CommandFailure.usage("give a subcommand: `docket dlq list`, `groups`, `retry ID...`, `discard ID`, `replay`, `repair ID` or `patch`");
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, sortOptions = false,
@@ -110,6 +110,33 @@ final class DlqCommand implements Callable<Integer> {
                 throw CommandFailure.failed("not replayed (no dead job with that id, or a live job holds its unique key): "
                         + missing.stream().map(String::valueOf).reduce((a, b) -> a + " " + b).orElse(""));
             }
+            return 0;
+        }
+    }
+
+    @Command(name = "discard", mixinStandardHelpOptions = true,
+            description = {"Deletes a dead job for good. A job that halted its sequence (haltSequenceOnDeath) lets the "
+                    + "sequence's next job run.", "Fails (exit 1) when there is no dead job with that id."})
+    static final class DiscardCommand extends DatabaseCommand {
+
+        @Parameters(paramLabel = "ID", description = "A dead job id.")
+        long id;
+
+        @Override
+        public Integer call() {
+            if (id <= 0) {
+                throw CommandFailure.usage("a job id is a positive whole number, was " + id);
+            }
+            boolean discarded;
+            try (Database db = database.openMigrated(2)) {
+                discarded = db.docket().admin().discardDead(id);
+            }
+            if (!discarded) {
+                throw CommandFailure.failed("no dead job " + id);
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            out.println("discarded " + id);
+            out.flush();
             return 0;
         }
     }

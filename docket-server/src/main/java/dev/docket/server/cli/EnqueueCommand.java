@@ -76,6 +76,15 @@ final class EnqueueCommand extends DatabaseCommand {
             description = "Attempts before the dead-letter table (default: the kind's retry policy, 20).")
     Integer maxAttempts;
 
+    @Option(names = "--sequence-key", paramLabel = "KEY", order = 11,
+            description = "Run in this sequence: jobs with the same key run one at a time, in enqueue order.")
+    String sequenceKey;
+
+    @Option(names = "--halt-sequence-on-death", order = 12, negatable = true,
+            description = "If this job dies, halt its sequence until it is retried or discarded "
+                    + "(default: the kind's setting, else the sequence continues).")
+    Boolean haltSequenceOnDeath;
+
     @Override
     public Integer call() {
         if (runAt != null && delay != null) {
@@ -119,6 +128,12 @@ final class EnqueueCommand extends DatabaseCommand {
         }
         if (maxAttempts != null) {
             b.maxAttempts(maxAttempts);
+        }
+        if (sequenceKey != null) {
+            b.sequenceKey(sequenceKey);
+        }
+        if (haltSequenceOnDeath != null) {
+            b.haltSequenceOnDeath(haltSequenceOnDeath);
         }
         return b.build();
     }

@@ -47,8 +47,11 @@ public interface HandlerProvider {
     }
 
     /**
-     * Registers this provider's handlers with {@link Worker.Builder#handler}. The queues, lease and
-     * shutdown grace come from the command line; a provider should not set them.
+     * Registers this provider's handlers with {@link Worker.Builder#handler}, or with
+     * {@link Worker.Builder#transactionalHandler} for handlers whose database writes must commit with
+     * their job's completion (each running job of those holds one more connection: raise
+     * {@code --pool-size} by their queues' concurrency). The queues, lease and shutdown grace come
+     * from the command line; a provider should not set them.
      */
     void register(Worker.Builder worker);
 }

@@ -178,6 +178,37 @@ class CliTest extends DocketTest {
         assertThat(job.get("payload").get("n").decimalValue()).isEqualByComparingTo("1e400");
     }
 
+    /** {@code --sequence-key}: the second job of a key waits; an empty key is a usage error. */
+    @Test
+    void enqueueWithASequenceKey() throws Exception {
+        docket();
+        enqueue("enqueue", "--kind", "sync", "--payload", "{}", "--sequence-key", "order-7");
+        long second = enqueue("enqueue", "--kind", "sync", "--payload", "{}", "--sequence-key", "order-7",
+                "--halt-sequence-on-death");
+
+        JsonNode job = JSON.readTree(cli(db("job", Long.toString(second))).out());
+        assertThat(job.get("state").asText()).isEqualTo("waiting");
+        assertThat(job.get("sequenceKey").asText()).isEqualTo("order-7");
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE sequence_halt")).isEqualTo(1);
+        assertFails(cli(db("enqueue", "--kind", "sync", "--payload", "{}", "--sequence-key", "")), 2, "sequenceKey");
+    }
+
+    /** {@code dlq discard}: the halted sequence resumes; an unknown id fails with exit 1, a bad one with 2. */
+    @Test
+    void dlqDiscardResumesAHaltedSequence() {
+        Docket docket = docket();
+        insertDeadJob(900, "sync", "{}", "boom");
+        execute("UPDATE {s}.dead_jobs SET sequence_key = 'order-7', sequence_halt = true");
+        long next = docket.enqueue("sync", java.util.Map.of(), dev.docket.JobOptions.builder().sequenceKey("order-7").build());
+
+        Run r = cli(db("dlq", "discard", "900"));
+        assertOk(r);
+        assertThat(r.out().strip()).isEqualTo("discarded 900");
+        assertThat(docket.job(next).orElseThrow().state()).isEqualTo(JobState.READY);
+        assertFails(cli(db("dlq", "discard", "900")), 1, "no dead job 900");
+        assertFails(cli(db("dlq", "discard", "0")), 2, "positive");
+    }
+
     @Test
     void enqueueWithUniqueKeySaysExisting() {
         docket();

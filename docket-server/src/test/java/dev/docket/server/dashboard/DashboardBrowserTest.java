@@ -384,6 +384,38 @@ class DashboardBrowserTest {
         assertThat(driver.findElements(By.id("replay"))).isEmpty();
     }
 
+    /**
+     * A job behind a halted sequence shows its key and why it waits; discarding the dead job from its
+     * page lets it run. Its rows are removed afterwards so that the other tests' counts hold.
+     */
+    @Test
+    void aHaltedSequenceIsShownAndResumesWhenItsDeadJobIsDiscarded() {
+        db.execute("INSERT INTO " + schema + ".dead_jobs (id, queue, kind, payload, payload_version, priority, run_at, "
+                + "attempt, max_attempts, metadata, errors, created_at, reason, sequence_key, sequence_halt) VALUES "
+                + "(990001, 'ordered', 'sync_order', '{}', 1, 0, now(), 1, 1, '{}', '[]', now(), 'permanent failure', "
+                + "'order-7', true)");
+        long waiting = docket.enqueue("sync_order", new Item(2),
+                JobOptions.builder().queue("ordered").sequenceKey("order-7").build());
+        try {
+            login(ADMIN);
+            go("#/jobs/" + waiting);
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".explain-line"),
+                    "Sequence order-7 is halted by dead job 990001"));
+            assertThat(driver.findElement(By.cssSelector("h1 .badge")).getText()).isEqualTo("waiting");
+            assertThat(driver.findElement(By.cssSelector("dl.facts")).getText()).contains("Sequence").contains("order-7");
+
+            go("#/jobs/990001");
+            wait.until(ExpectedConditions.elementToBeClickable(By.id("job-discard"))).click();
+            wait.until(ExpectedConditions.elementToBeClickable(By.id("confirm-yes"))).click();
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "Discarded"));
+            assertThat(docket.job(990001)).isEmpty();
+            assertThat(docket.job(waiting).orElseThrow().state()).isEqualTo(JobState.READY);
+        } finally {
+            db.execute("DELETE FROM " + schema + ".jobs WHERE id = " + waiting);
+            db.execute("DELETE FROM " + schema + ".dead_jobs WHERE id = 990001");
+        }
+    }
+
     @Test
     void cancelFromTheJobPageCancelsAScheduledJob() {
         login(ADMIN);
