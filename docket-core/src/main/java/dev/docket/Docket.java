@@ -91,7 +91,7 @@ public final class Docket extends Enqueuer implements AutoCloseable {
                 CronEnqueuer.executionTime(p.cron()), p.zone(), kinds.row(NewJob.of(p.kind(), p.payload(), p.options()))))
                 .toList();
         this.shared = new Shared(store, schema, codec, kinds, schemaGuard, schedules, b.historyRetention,
-                b.deadJobRetention, observer);
+                b.deadJobRetention, observer, List.copyOf(b.rateLimits.values()));
         this.migrationLockTimeout = b.migrationLockTimeout;
         this.inserter = new JobInserter(dataSource, store, schemaGuard::require,
                 b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null, this::wakeLocalWorkers,

@@ -13,6 +13,7 @@ import dev.docket.internal.text.TextRules;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -289,6 +290,61 @@ public final class DocketAdmin {
             store.queues().setLimits(queue, maxRunning, tenantMaxRunning);
             return null;
         });
+    }
+
+    /**
+     * Whether a kind of this name is known: it has a rate limit, a live worker serves it, or it has a job,
+     * live, finished (within the history's retention) or dead. For operators' commands, as {@link #knowsQueue}.
+     */
+    public boolean knowsKind(String kind) {
+        Kinds.checkName(kind);
+        return call("looking up kind " + kind, () -> store.rateLimits().knownKind(kind));
+    }
+
+    /** Every rate limit in force, kinds first, then queues, each by name (see {@link RateLimit}). */
+    public List<RateLimitSettings> rateLimits() {
+        return call("listing rate limits", store.rateLimits()::list);
+    }
+
+    /**
+     * Sets a rate limit at run time, on a known kind or queue ({@link #knowsKind}, {@link #knowsQueue}): the
+     * next claim applies it, and it stays in force over what nodes declare until {@link #removeRateLimit}.
+     * Changing {@link RateLimit#perTenant()} starts the limit's windows afresh. A raised limit wakes the
+     * workers it concerns.
+     *
+     * @throws IllegalArgumentException if no kind or queue of that name is known (a typo would otherwise
+     *                                  limit nothing); {@link #setRateLimit(RateLimit, boolean)} creates it
+     */
+    public void setRateLimit(RateLimit limit) {
+        setRateLimit(limit, false);
+    }
+
+    /** {@link #setRateLimit(RateLimit)}, for a kind or queue nobody has heard of yet too when {@code create}. */
+    public void setRateLimit(RateLimit limit, boolean create) {
+        Objects.requireNonNull(limit, "limit");
+        String what = limit.scope().name().toLowerCase(Locale.ROOT);
+        if (!create && !(limit.scope() == RateLimit.Scope.KIND ? knowsKind(limit.name()) : knowsQueue(limit.name()))) {
+            throw new IllegalArgumentException("no " + what + " " + limit.name() + " is known (no limit, no jobs, no "
+                    + "worker): refusing to limit it; create it explicitly if it is meant");
+        }
+        call("setting the rate limit of " + what + " " + limit.name(), () -> {
+            store.rateLimits().set(limit);
+            return null;
+        });
+    }
+
+    /**
+     * Removes the rate limit on a kind or queue, declared or edited; a node that declares it writes it again
+     * when its next worker starts. Returns false if there was none.
+     */
+    public boolean removeRateLimit(RateLimit.Scope scope, String name) {
+        Objects.requireNonNull(scope, "scope");
+        if (scope == RateLimit.Scope.KIND) {
+            Kinds.checkName(name);
+        } else {
+            JobOptions.builder().queue(name);
+        }
+        return call("removing the rate limit of " + name, () -> store.rateLimits().remove(scope, name));
     }
 
     /** The queues that have settings of their own (paused, or capped); others have the defaults. */

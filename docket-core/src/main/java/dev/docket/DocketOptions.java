@@ -8,7 +8,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
 
@@ -36,6 +39,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
     Duration metricsInterval = Duration.ofSeconds(10);
     OpenTelemetry openTelemetry;
     Duration networkTimeout = Duration.ofSeconds(30);
+    final Map<String, RateLimit> rateLimits = new LinkedHashMap<>();
 
     DocketOptions(DataSource dataSource) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -129,6 +133,54 @@ abstract sealed class DocketOptions permits Docket.Builder {
             throw new IllegalArgumentException("a periodic job named '" + job.name() + "' is already declared");
         }
         periodic.add(job);
+        return self();
+    }
+
+    /**
+     * Declares a rate limit on a kind: at most {@code permits} jobs of {@code kind} start per
+     * {@code period}, cluster-wide, in every window of that length (see {@link RateLimit} for the exact
+     * guarantee and {@link #rateLimit(RateLimit)} for how declarations and run-time edits meet). Same as
+     * {@code rateLimit(RateLimit.ofKind(kind, permits, period))}.
+     *
+     * @throws IllegalArgumentException if {@code kind} is not a kind name, {@code permits} is not between 1
+     *                                  and {@value RateLimit#MAX_PERMITS}, {@code period} is not a whole
+     *                                  number of milliseconds from 1 ms to 7 days, or a limit on the kind is
+     *                                  already declared
+     */
+    public Docket.Builder rateLimit(String kind, int permits, Duration period) {
+        return rateLimit(RateLimit.ofKind(kind, permits, period));
+    }
+
+    /**
+     * Declares a rate limit on a queue: at most {@code permits} jobs of {@code queue}, whatever their kind,
+     * start per {@code period}, cluster-wide. Same as {@code rateLimit(RateLimit.ofQueue(queue, permits, period))}.
+     *
+     * @throws IllegalArgumentException as {@link #rateLimit(String, int, Duration)}, for a queue name
+     */
+    public Docket.Builder queueRateLimit(String queue, int permits, Duration period) {
+        return rateLimit(RateLimit.ofQueue(queue, permits, period));
+    }
+
+    /**
+     * Declares a rate limit, of a kind or a queue, optionally with a budget per tenant
+     * ({@link RateLimit#perTenantBudgets()}). Default: no limits.
+     *
+     * <p>Limits live in the database ({@code docket.rate_limits}), so that every node applies the same
+     * and operators can change them at run time ({@link DocketAdmin#setRateLimit}, the REST API, the CLI,
+     * the dashboard). A declaration is written when a worker of this Docket starts; it replaces the
+     * stored limit unless that was edited at run time: an edit stays in force, over every node's
+     * declaration, until it is removed ({@link DocketAdmin#removeRateLimit}); the next worker that starts
+     * with a declaration then writes it again. Declare the same limits on every node.
+     *
+     * @throws IllegalArgumentException if a limit on the same kind or queue is already declared
+     */
+    public Docket.Builder rateLimit(RateLimit limit) {
+        Objects.requireNonNull(limit, "limit");
+        String key = limit.scope() + ":" + limit.name();
+        if (rateLimits.putIfAbsent(key, limit) != null) {
+            throw new IllegalArgumentException("a rate limit on " + limit.scope().name().toLowerCase(Locale.ROOT)
+                    + " '" + limit.name() + "' is already declared");
+        }
         return self();
     }
 

@@ -89,6 +89,13 @@ public record JobExplanation(long jobId, JobState state, String queue, String ki
          */
         SEQUENCE_HALTED,
         /**
+         * Ready, but a rate limit it counts towards has no permit left in its current window: the claim skips
+         * it (and takes other jobs) until one frees; facts: {@code scope} ({@code kind} or {@code queue}),
+         * {@code name}, {@code permits}, {@code period} (ISO-8601), {@code used}, {@code nextPermitAt}, and
+         * {@code tenant} for a limit with a budget per tenant. One reason per such limit.
+         */
+        RATE_LIMITED,
+        /**
          * Waiting for jobs it depends on ({@link JobOptions.Builder#dependsOn}); facts: {@code waitingFor} (how many),
          * {@code dependencies} (the first ten ids, comma-separated), {@code mode}.
          */

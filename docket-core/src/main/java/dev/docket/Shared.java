@@ -11,10 +11,11 @@ import java.util.List;
 
 /**
  * What a {@link Docket} shares with the workers it starts: its tables, payload codec, kinds, schema
- * check, periodic schedules, retention settings, and the observer its metrics and traces go through.
+ * check, periodic schedules, retention settings, the observer its metrics and traces go through, and
+ * the rate limits it declares.
  * Immutable; made once by the Docket.
  */
 record Shared(Database store, SchemaName schema, PayloadCodec codec, Kinds kinds, SchemaGuard schemaGuard,
               List<CronEnqueuer.Schedule> schedules, Duration historyRetention, Duration deadJobRetention,
-              JobObserver observer) {
+              JobObserver observer, List<RateLimit> rateLimits) {
 }

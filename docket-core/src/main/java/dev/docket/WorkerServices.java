@@ -63,7 +63,7 @@ final class WorkerServices {
                 config.completerBatchSize(), config.completerDrainTimeout());
         this.executor = new JobExecutor(handlers, shared.kinds()::retryPolicy, shared.codec(), completer, shared.store(),
                 inFlight, workerId, shared.observer(), keepHistory);
-        this.queueSettings = new QueueSettingsWatcher(shared.store(), config.queueSettingsInterval());
+        this.queueSettings = new QueueSettingsWatcher(shared.store(), config.queueSettingsInterval(), shared.rateLimits());
         queues.forEach((queue, concurrency) -> {
             Producer p = new Producer(queue, concurrency,
                     Math.min(concurrency + config.claimAhead(), config.maxClaimBatch()), config.claimAhead(),

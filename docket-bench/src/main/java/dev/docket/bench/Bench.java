@@ -220,6 +220,7 @@ public final class Bench {
                 case "scaleout" -> ScaleOut.run((DocketSut) sut, url, point.processes(), concurrency, o.jobs(), drainLimit());
                 case "fairness" -> TenantFairness.run(((DocketSut) sut).docket(), 2 * o.jobs(), config);
                 case "sequences" -> SequenceDrain.run(((DocketSut) sut).docket(), o.jobs(), config);
+                case "ratelimit" -> RateLimitLoad.run(ds, o.jobs(), concurrency, config);
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario + "; known: " + BenchOptions.ALL_SCENARIOS);
             };
         } finally {

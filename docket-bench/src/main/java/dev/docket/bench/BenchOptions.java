@@ -15,7 +15,7 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
     static final List<String> ALL_SYSTEMS = List.of("docket", "raw", "db-scheduler", "jobrunr", "graphile-worker",
             "pg-boss");
     static final List<String> ALL_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup", "scaleout",
-            "soak", "fairness", "txhandler", "sequences");
+            "soak", "fairness", "txhandler", "sequences", "ratelimit");
     static final List<String> DEFAULT_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup", "scaleout");
 
     static BenchOptions parse(String[] args) {
@@ -90,7 +90,8 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
               --systems LIST            docket,raw,db-scheduler,jobrunr,graphile-worker,pg-boss (default: all;
                                  the last two run on Node 22, which bin/bench installs with npm)
               --scenarios LIST          bulk,single,drain,steady,pickup,scaleout,soak,fairness,txhandler,
-                                 sequences (default: all but soak, fairness, txhandler and sequences)
+                                 sequences,ratelimit (default: all but soak, fairness, txhandler, sequences
+                                 and ratelimit)
               --jobs N                  jobs for bulk and drain (default 100000; 5000 with --short)
               --reps N                  repetitions, the median is reported (default 3; 1 with --short)
               --concurrency LIST        worker concurrencies for drain and scaleout (default 8,64)
@@ -111,5 +112,7 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
             txhandler (Docket only) = the drain at concurrency 8 with ordinary no-op handlers and with
             transactional handlers that insert one row on their transaction (completion in the same one);
             sequences (Docket only) = N no-op jobs over 100 sequence keys and without keys: enqueue rows/s
-            and drain jobs/s at c=8.""";
+            and drain jobs/s at c=8;
+            ratelimit (Docket only) = N jobs of a free kind behind N/2 of a kind limited to 1,000 starts/s, in
+            one queue, with the limit and without: free jobs/s, limited starts/s, and the claim's mean time.""";
 }

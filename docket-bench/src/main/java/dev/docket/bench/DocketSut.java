@@ -43,6 +43,7 @@ final class DocketSut implements Sut {
             case "fairness" -> List.of(TenantFairness.CAPPED, TenantFairness.UNCAPPED);
             case "txhandler" -> List.of("default", TRANSACTIONAL);
             case "sequences" -> List.of(SequenceDrain.KEYED, SequenceDrain.UNKEYED);
+            case "ratelimit" -> List.of(RateLimitLoad.LIMITED, RateLimitLoad.UNLIMITED);
             default -> List.of("default");
         };
     }

@@ -37,8 +37,9 @@ final class JobRunrSut implements Sut {
 
     @Override
     public List<String> configs(String scenario) {
-        // fairness, sequences: no tenant caps or keys to compare; scale-out measures Docket only
-        return scenario.equals("fairness") || scenario.equals("scaleout") || scenario.equals("sequences") ? List.of() : List.of("poll " + POLL.toMillis() + "ms");
+        // fairness, sequences, ratelimit: no tenant caps, keys or rate limits to compare; scale-out measures Docket only
+        return scenario.equals("fairness") || scenario.equals("scaleout") || scenario.equals("sequences")
+                || scenario.equals("ratelimit") ? List.of() : List.of("poll " + POLL.toMillis() + "ms");
     }
 
     @Override

@@ -43,7 +43,7 @@ final class RawSut implements Sut {
     public List<String> configs(String scenario) {
         return switch (scenario) {
             case "drain", "steady", "soak" -> List.of("B=10", "B=100");
-            case "fairness", "scaleout", "sequences" -> List.of(); // no tenants or keys; scale-out measures Docket only
+            case "fairness", "scaleout", "sequences", "ratelimit" -> List.of(); // no tenants or keys; scale-out measures Docket only
             default -> List.of("B=10");
         };
     }

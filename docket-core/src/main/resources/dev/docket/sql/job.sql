@@ -72,14 +72,18 @@ SELECT nextval('{{schema}}.jobs_id_seq') AS id FROM generate_series(1, ?)
 -- name: jobFindByUniqueKeys
 SELECT unique_key, id FROM {{schema}}.jobs WHERE unique_key = ANY (?::text[])
 
--- fragment: jobClaimSet
--- What a claim sets: the attempt counts at claim, and kinds with a lease of their own pass it in the arrays.
-UPDATE {{schema}}.jobs
-   SET state = 'running', attempt = attempt + 1, attempted_at = now(),
-       lease_until = now() + coalesce(
+-- fragment: jobClaimLease
+-- Kinds with a lease of their own pass it in the arrays; the others take the worker's.
+lease_until = now() + coalesce(
            (SELECT l.ms FROM unnest(?::text[], ?::bigint[]) AS l(kind, ms) WHERE l.kind = jobs.kind),
            ?) * interval '1 millisecond',
        locked_by = ?
+
+-- fragment: jobClaimSet
+-- What a claim sets: the attempt counts at claim, and the lease.
+UPDATE {{schema}}.jobs
+   SET state = 'running', attempt = attempt + 1, attempted_at = now(),
+       {{jobClaimLease}}
 
 -- fragment: jobClaimAsyncCommit
 -- A claim's transaction commits with synchronous_commit off: one claim statement per batch is the
@@ -177,6 +181,71 @@ WITH RECURSIVE p AS (
             FOR NO KEY UPDATE SKIP LOCKED))
    AND {{jobClaimAsyncCommit}}
 {{jobClaimReturning}}
+
+-- name: jobClaimRateLimited
+-- The claim of a queue that rate limits concern (RateLimitQueries.claim, after the limits' rows are
+-- locked and their usage read; the limits are the queue's own and its worker's kinds', and for a capped
+-- queue its caps as budgets of scope 'cap' (the claim then holds queueClaimLock): l). A bucket with
+-- no permit left (b.remaining <= 0) is left out of the scan itself, so the kinds and tenants behind
+-- its jobs keep flowing; its ready jobs cost the claim only the index entries it reads past. Within
+-- the bounded look-ahead, each row is numbered within every (limit, bucket) it counts towards, and a
+-- row past any of its budgets is not taken (a row refused by one limit still uses a number of the
+-- others: the claim may take fewer than it could, never more). Its start time (attempted_at) is the
+-- one the windows record (see rateLimitUsage), not the transaction's now().
+WITH l AS (
+    SELECT * FROM unnest(?::text[], ?::text[], ?::boolean[], ?::int[]) AS l(scope, name, per_tenant, permits)
+), b AS (
+    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::int[]) AS b(scope, name, bucket, remaining)
+), scan AS (
+    SELECT j.id, j.kind, j.tenant, j.priority, j.run_at FROM {{schema}}.jobs j
+     WHERE j.state = 'ready' AND j.queue = ?
+       AND NOT EXISTS (SELECT 1 FROM {{schema}}.queues q WHERE q.name = j.queue AND q.paused)
+       AND NOT EXISTS (SELECT 1 FROM l JOIN b ON b.scope = l.scope AND b.name = l.name
+                        WHERE b.remaining <= 0 AND (l.scope <> 'kind' OR l.name = j.kind)
+                          AND b.bucket = CASE WHEN l.per_tenant AND j.tenant IS NOT NULL
+                                              THEN '=' || j.tenant ELSE '' END)
+     ORDER BY j.priority, j.run_at, j.id
+     LIMIT ?
+), numbered AS MATERIALIZED (
+    SELECT s.id, coalesce(b.remaining, l.permits) AS budget,
+           row_number() OVER (PARTITION BY l.scope, l.name, k.bucket ORDER BY s.priority, s.run_at, s.id) AS nth
+      FROM scan s
+      JOIN l ON l.scope <> 'kind' OR l.name = s.kind
+     CROSS JOIN LATERAL (SELECT CASE WHEN l.per_tenant AND s.tenant IS NOT NULL
+                                     THEN '=' || s.tenant ELSE '' END AS bucket) k
+      LEFT JOIN b ON b.scope = l.scope AND b.name = l.name AND b.bucket = k.bucket
+)
+UPDATE {{schema}}.jobs
+   SET state = 'running', attempt = attempt + 1, attempted_at = ?::timestamptz,
+       {{jobClaimLease}}
+ WHERE id = ANY (ARRAY(
+           SELECT j.id FROM {{schema}}.jobs j
+            WHERE j.id = ANY (ARRAY(
+                      SELECT s.id FROM scan s
+                       WHERE NOT EXISTS (SELECT 1 FROM numbered n WHERE n.id = s.id AND n.nth > n.budget)
+                       ORDER BY s.priority, s.run_at, s.id
+                       LIMIT ?))
+              AND j.state = 'ready'
+            ORDER BY j.priority, j.run_at, j.id
+            FOR NO KEY UPDATE SKIP LOCKED))
+   AND {{jobClaimAsyncCommit}}
+{{jobClaimReturning}}
+
+-- name: jobRateLimitWaiting
+-- Whether a ready job of the queue counts towards one of the given buckets (those out of permits). Run
+-- only after a rate-limited claim came back short, so the jobs it reads past (the others of the
+-- queue) are fewer than that claim asked for.
+SELECT EXISTS (
+    SELECT 1 FROM {{schema}}.jobs j
+     WHERE j.state = 'ready' AND j.queue = ?
+       AND EXISTS (SELECT 1 FROM unnest(?::text[], ?::text[], ?::boolean[], ?::text[]) AS b(scope, name, per_tenant, bucket)
+                    WHERE (b.scope <> 'kind' OR b.name = j.kind)
+                      AND b.bucket = CASE WHEN b.per_tenant AND j.tenant IS NOT NULL THEN '=' || j.tenant ELSE '' END)
+) AS waiting
+
+-- name: jobRunningInQueue
+-- A capped queue's running jobs per tenant (from the running set), for its rate-limited claim.
+SELECT tenant, count(*) AS running FROM {{schema}}.jobs WHERE state = 'running' AND queue = ? GROUP BY tenant
 
 -- name: jobCompleteManyToHistory
 WITH done AS (

@@ -13,6 +13,7 @@ import dev.docket.server.api.DotSegmentFilter;
 import dev.docket.server.api.JettyErrors;
 import dev.docket.server.api.JobsApi;
 import dev.docket.server.api.QueuesApi;
+import dev.docket.server.api.RateLimitsApi;
 import dev.docket.server.api.SecurityHeaders;
 import dev.docket.server.api.SessionsApi;
 import dev.docket.server.api.SlosApi;
@@ -153,6 +154,7 @@ public final class DocketServer implements AutoCloseable {
         new DlqApi(docket.admin(), bodies).register(app);
         new DlqRepairApi(docket.admin(), bodies).register(app);
         new QueuesApi(docket.admin(), bodies).register(app);
+        new RateLimitsApi(docket.admin(), bodies).register(app);
         new DoctorApi(docket.admin()).register(app);
         new SlosApi(docket.admin(), bodies).register(app);
         new WorkflowsApi(docket, bodies).register(app);

@@ -7,6 +7,7 @@ import { api } from './api.js';
 import { h, svg, replace, num, dec, duration, millis, hashOf, note, actionButton } from './dom.js';
 import { TimeChart } from './chart.js';
 import { flashArea } from './widgets.js';
+import { rateLimitSection } from './ratelimits.js';
 
 const POLL_MS = 3000;
 const WINDOW_MS = 3600_000;
@@ -241,6 +242,7 @@ export function renderOverview(main, route, session, ui) {
   const flash = flashArea();
   const tableEl = h('div', { id: 'queue-table' }, h('p', { class: 'loading', text: 'Loading…' }));
   const tenantsEl = h('section', { id: 'tenant-section' });
+  const rateLimits = rateLimitSection(session, flash, () => poll());
   const updated = h('span', { class: 'updated', id: 'updated', text: 'connecting…' });
   const queueSelect = h('select', { id: 'chart-queue', 'aria-label': 'Queue shown in the charts' });
   queueSelect.addEventListener('change', () => {
@@ -286,6 +288,7 @@ export function renderOverview(main, route, session, ui) {
     h('section', {},
       h('h2', { text: 'Queues' }),
       tableEl),
+    rateLimits.el,
     tenantsEl);
 
   function showWindow() {
@@ -342,9 +345,10 @@ export function renderOverview(main, route, session, ui) {
     polling = true;
     clearTimeout(timer);
     try {
-      const [stats, settings] = await Promise.all([
+      const [stats, settings, limits] = await Promise.all([
         api.get('/api/stats'),
         api.get('/api/queues').catch(() => ({ queues: [], runningByTenant: [] })),
+        api.get('/api/rate-limits').catch(() => ({ rateLimits: [] })),
       ]);
       if (stopped) return;
       const rows = stats.queues || [];
@@ -355,6 +359,7 @@ export function renderOverview(main, route, session, ui) {
       renderCards(cardsEl, totals(rows));
       renderTable(tableEl, groups, session, setPaused);
       renderTenants(tenantsEl, settings.runningByTenant || []);
+      rateLimits.update(limits.rateLimits || []);
       syncQueueSelect();
       drawCharts();
       lastOk = now;

@@ -25,6 +25,7 @@ import org.springframework.util.unit.DataSize;
  * @param notifyWindow         at most one notification per queue per window from this process
  * @param retry                the retry policy of kinds without their own
  * @param kinds                per-kind settings, by kind name
+ * @param queueRateLimits      rate limits on queues, by queue name ({@code Docket.Builder.queueRateLimit})
  * @param worker               the worker the application runs
  */
 @ConfigurationProperties("docket")
@@ -39,10 +40,24 @@ public record DocketProperties(
         @DefaultValue("5ms") Duration notifyWindow,
         @DefaultValue Retry retry,
         Map<String, Kind> kinds,
+        Map<String, Rate> queueRateLimits,
         @DefaultValue Worker worker) {
 
     public DocketProperties {
         kinds = kinds == null ? Map.of() : Map.copyOf(kinds);
+        queueRateLimits = queueRateLimits == null ? Map.of() : Map.copyOf(queueRateLimits);
+    }
+
+    /**
+     * A rate limit ({@code dev.docket.RateLimit}): at most {@code permits} starts per {@code period},
+     * cluster-wide, in every window of that length; declared when the worker starts, and left as it is
+     * when an operator edited it at run time.
+     *
+     * @param permits   starts per period, 1 to 1,000,000
+     * @param period    the window, whole milliseconds from 1ms to 7d
+     * @param perTenant whether each tenant has a budget of its own (default false)
+     */
+    public record Rate(Integer permits, Duration period, @DefaultValue("false") boolean perTenant) {
     }
 
     /**
@@ -66,8 +81,9 @@ public record DocketProperties(
      * @param payloadVersion the payload version its jobs are stamped with (default 1)
      * @param queue          the queue its jobs go to unless an enqueue names one (default {@code default})
      * @param priority       the priority its jobs get unless an enqueue gives one (default 0; smaller runs first)
+     * @param rateLimit      a rate limit on its starts ({@code Docket.Builder.rateLimit}); none by default
      */
-    public record Kind(Retry retry, Integer payloadVersion, String queue, Integer priority) {
+    public record Kind(Retry retry, Integer payloadVersion, String queue, Integer priority, Rate rateLimit) {
     }
 
     /**

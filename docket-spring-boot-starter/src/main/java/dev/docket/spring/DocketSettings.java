@@ -2,6 +2,7 @@ package dev.docket.spring;
 
 import dev.docket.Docket;
 import dev.docket.JobOptions;
+import dev.docket.RateLimit;
 import dev.docket.RetryPolicy;
 import dev.docket.Worker;
 import java.util.Map;
@@ -32,6 +33,15 @@ final class DocketSettings {
         for (Map.Entry<String, DocketProperties.Kind> kind : p.kinds().entrySet()) {
             applyKind(b, kind.getKey(), kind.getValue());
         }
+        p.queueRateLimits().forEach((queue, rate) -> set("docket.queue-rate-limits." + queue, rate,
+                () -> b.rateLimit(rateLimit(RateLimit.Scope.QUEUE, queue, rate))));
+    }
+
+    private static RateLimit rateLimit(RateLimit.Scope scope, String name, DocketProperties.Rate rate) {
+        if (rate.permits() == null || rate.period() == null) {
+            throw new IllegalArgumentException("a rate limit needs permits and period");
+        }
+        return new RateLimit(scope, name, rate.permits(), rate.period(), rate.perTenant());
     }
 
     private static void applyKind(Docket.Builder b, String name, DocketProperties.Kind kind) {
@@ -41,6 +51,10 @@ final class DocketSettings {
         }
         if (kind.payloadVersion() != null) {
             set(prefix + ".payload-version", kind.payloadVersion(), () -> b.payloadVersion(name, kind.payloadVersion()));
+        }
+        if (kind.rateLimit() != null) {
+            set(prefix + ".rate-limit", kind.rateLimit(),
+                    () -> b.rateLimit(rateLimit(RateLimit.Scope.KIND, name, kind.rateLimit())));
         }
         if (kind.queue() != null || kind.priority() != null) {
             set(prefix, kind, () -> {

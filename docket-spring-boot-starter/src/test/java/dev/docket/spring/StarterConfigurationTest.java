@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.docket.Docket;
 import dev.docket.JobHandler;
 import dev.docket.JobRun;
+import dev.docket.RateLimit;
+import dev.docket.RateLimitSettings;
 import dev.docket.testing.TestDatabase;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -47,6 +50,22 @@ class StarterConfigurationTest {
         assertRefused("docket.retry.jitter=2", "docket.retry", "jitter");
         assertRefused("docket.kinds.mail.priority=70000", "docket.kinds.mail", "priority");
         assertRefused("docket.worker.heartbeat-interval=-1s", "docket.worker.heartbeat-interval", "positive");
+        assertRefused("docket.kinds.mail.rate-limit.permits=5", "docket.kinds.mail.rate-limit", "needs permits and period");
+        assertRefused("docket.queue-rate-limits.partner.period=0s", "docket.queue-rate-limits.partner", "needs permits");
+    }
+
+    @Test
+    void rateLimitPropertiesAreDeclaredWhenTheWorkerStarts() {
+        runner.withPropertyValues("docket.migrate=true", "docket.worker.enabled=true",
+                "docket.kinds.mail.rate-limit.permits=5", "docket.kinds.mail.rate-limit.period=1s",
+                "docket.kinds.mail.rate-limit.per-tenant=true",
+                "docket.queue-rate-limits.partner.permits=600", "docket.queue-rate-limits.partner.period=1m").run(ctx ->
+                assertThat(ctx.getBean(Docket.class).admin().rateLimits()).extracting(RateLimitSettings::limit)
+                        .containsExactly(RateLimit.ofKind("mail", 5, Duration.ofSeconds(1)).perTenantBudgets(),
+                                RateLimit.ofQueue("partner", 600, Duration.ofMinutes(1))));
+        runner.withPropertyValues("docket.kinds.mail.rate-limit.permits=0", "docket.kinds.mail.rate-limit.period=1s")
+                .run(ctx -> assertThat(findCause(ctx.getStartupFailure()))
+                        .hasMessageContaining("docket.kinds.mail.rate-limit").hasMessageContaining("permits must be between"));
     }
 
     @Test

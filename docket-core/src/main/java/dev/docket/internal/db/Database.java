@@ -31,6 +31,7 @@ public final class Database {
     private final DoctorQueries doctor;
     private final ExplainQueries explain;
     private final SequenceQueries sequences;
+    private final RateLimitQueries rateLimits;
     private final DependencyQueries dependencies;
     private final WorkflowQueries workflows;
 
@@ -61,6 +62,7 @@ public final class Database {
         this.doctor = new DoctorQueries(jdbc, sql);
         this.explain = new ExplainQueries(jdbc, sql);
         this.sequences = new SequenceQueries(jdbc, sql);
+        this.rateLimits = new RateLimitQueries(jdbc, sql);
         this.dependencies = new DependencyQueries(jdbc, sql);
         this.workflows = new WorkflowQueries(jdbc, sql);
     }
@@ -181,6 +183,10 @@ public final class Database {
     /** What holds a sequence's waiting jobs back. */
     public SequenceQueries sequences() {
         return sequences;
+    }
+
+    public RateLimitQueries rateLimits() {
+        return rateLimits;
     }
 
     /** Jobs that wait for other jobs. */

@@ -49,7 +49,7 @@ public record JobClaimQueries(Jdbc jdbc, Statements sql) {
         });
     }
 
-    private static Object[] leaseMillis(List<String> kinds, Map<String, Duration> kindLeases) {
+    static Object[] leaseMillis(List<String> kinds, Map<String, Duration> kindLeases) {
         Object[] millis = new Object[kinds.size()];
         for (int i = 0; i < millis.length; i++) {
             millis[i] = kindLeases.get(kinds.get(i)).toMillis();
@@ -57,7 +57,7 @@ public record JobClaimQueries(Jdbc jdbc, Statements sql) {
         return millis;
     }
 
-    private static ClaimedJob claimed(ResultSet rs) throws SQLException {
+    static ClaimedJob claimed(ResultSet rs) throws SQLException {
         return new ClaimedJob(rs.getLong("id"), rs.getString("queue"), rs.getString("kind"), rs.getString("payload"),
                 rs.getInt("payload_version"), rs.getInt("priority"), Jdbc.instant(rs, "run_at"), rs.getInt("attempt"),
                 rs.getInt("max_attempts"), rs.getString("tenant"), rs.getString("metadata"),
@@ -65,7 +65,7 @@ public record JobClaimQueries(Jdbc jdbc, Statements sql) {
     }
 
     /** UPDATE ... RETURNING comes in no particular order; handlers start in claim order. */
-    private static List<ClaimedJob> inClaimOrder(List<ClaimedJob> jobs) {
+    static List<ClaimedJob> inClaimOrder(List<ClaimedJob> jobs) {
         jobs.sort((a, b) -> a.priority() != b.priority() ? Integer.compare(a.priority(), b.priority())
                 : !a.runAt().equals(b.runAt()) ? a.runAt().compareTo(b.runAt()) : Long.compare(a.id(), b.id()));
         return jobs;

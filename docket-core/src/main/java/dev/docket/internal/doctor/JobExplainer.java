@@ -5,11 +5,14 @@ import dev.docket.JobExplanation.Code;
 import dev.docket.JobExplanation.Reason;
 import dev.docket.JobInfo;
 import dev.docket.JobState;
+import dev.docket.RateLimit;
+import dev.docket.RateLimitSettings;
 import dev.docket.WorkerInfo;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.ExplainQueries;
 import dev.docket.internal.db.ExplainQueries.LiveJob;
 import dev.docket.internal.db.ExplainQueries.QueueLoad;
+import dev.docket.internal.db.RateLimitQueries;
 import dev.docket.internal.json.WaitNote;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -128,6 +131,7 @@ public final class JobExplainer {
             reasons.add(new Reason(Code.TENANT_AT_CAP, "Tenant " + job.tenant() + " runs " + load.tenantRunning()
                     + " jobs in queue " + job.queue() + ", its cap.", facts));
         }
+        reasons.addAll(rateLimited(job));
         if (!reasons.isEmpty()) {
             return reasons;
         }
@@ -145,6 +149,32 @@ public final class JobExplainer {
             reasons.add(new Reason(Code.READY, "Ready with free slots (" + load.running() + " of " + slots
                     + " busy): the next claim takes it, after " + aheadText + " jobs ahead of it.",
                     facts("ahead", ahead)));
+        }
+        return reasons;
+    }
+
+    /** The rate limits the job counts towards whose bucket has no permit left now. */
+    private List<Reason> rateLimited(LiveJob job) throws SQLException {
+        List<RateLimit> limits = store.rateLimits().list().stream().map(RateLimitSettings::limit)
+                .filter(l -> l.name().equals(l.scope() == RateLimit.Scope.KIND ? job.kind() : job.queue())).toList();
+        if (limits.isEmpty()) {
+            return List.of();
+        }
+        List<Reason> reasons = new ArrayList<>();
+        for (RateLimitQueries.Usage u : store.rateLimits().usage(limits)) {
+            boolean tenant = u.limit().perTenant() && job.tenant() != null;
+            if (u.remaining() > 0 || !u.bucket().equals(RateLimitQueries.bucket(u.limit(), job.tenant()))) {
+                continue;
+            }
+            RateLimit l = u.limit();
+            Map<String, String> facts = facts("scope", l.scope().name().toLowerCase(Locale.ROOT), "name", l.name(),
+                    "permits", l.permits(), "period", l.period(), "used", u.used(), "nextPermitAt", u.nextAt());
+            if (tenant) {
+                facts.put("tenant", job.tenant());
+            }
+            reasons.add(new Reason(Code.RATE_LIMITED, "Rate limit on " + l.describe() + (tenant ? " (tenant " + job.tenant()
+                    + ")" : "") + " has no permit left: " + u.used() + " started within the last " + l.period()
+                    + "; the next permit frees at " + u.nextAt() + ".", facts));
         }
         return reasons;
     }

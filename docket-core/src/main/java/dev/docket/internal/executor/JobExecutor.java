@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -279,6 +280,11 @@ public final class JobExecutor implements AutoCloseable {
     public Duration leaseOf(String kind) {
         HandlerBinding<?> binding = handlers.get(kind);
         return binding == null ? null : binding.kind().lease();
+    }
+
+    /** The kinds this worker has handlers for. */
+    public Set<String> kinds() {
+        return handlers.keySet();
     }
 
     /** Kinds with a lease of their own, and those leases. */

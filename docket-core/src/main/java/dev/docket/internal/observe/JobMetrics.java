@@ -17,6 +17,9 @@ public interface JobMetrics {
     /** A claim of {@code queue} that started at {@code startedNanos} ({@link System#nanoTime()}) took {@code jobs}. */
     void claimed(String queue, long startedNanos, List<ClaimedJob> jobs, Duration lease, Map<String, Duration> kindLeases);
 
+    /** A claim of {@code queue} found a rate limit it applies out of permits (jobs may be waiting for one). */
+    void rateLimited(String queue);
+
     /** One attempt's handler (with its payload's decoding) ran for {@code nanos}. */
     void ran(ClaimedJob job, long nanos);
 

@@ -68,6 +68,13 @@ public final class JobObserver {
         }
     }
 
+    /** Producer: a rate-limited claim of {@code queue} found a limit out of permits. */
+    public void rateLimited(String queue) {
+        if (metrics != null) {
+            metrics.rateLimited(queue);
+        }
+    }
+
     /** Executor, on the handler's thread: an attempt starts. */
     public AttemptObservation attemptStarting(ClaimedJob job) {
         if (metrics == null && tracing == null) {

@@ -32,6 +32,7 @@ final class MicrometerJobMetrics implements JobMetrics {
     private final MeterRegistry registry;
     private final KindLabels kinds;
     private final ConcurrentMap<String, Timer> claimTimers = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Counter> rateLimitedCounters = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, ConcurrentMap<String, KindMeters>> kindMeters = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, ServedQueue> servedQueues = new ConcurrentHashMap<>();
 
@@ -62,6 +63,12 @@ final class MicrometerJobMetrics implements JobMetrics {
             long nanos = Math.max(0, Duration.between(job.runAt(), claimedAt).toNanos());
             meters(job).pickup().record(nanos, TimeUnit.NANOSECONDS);
         }
+    }
+
+    @Override
+    public void rateLimited(String queue) {
+        rateLimitedCounters.computeIfAbsent(queue, q -> Counter.builder("docket.claims.rate.limited").tag("queue", q)
+                .description("claims that found a rate limit they apply out of permits").register(registry)).increment();
     }
 
     @Override

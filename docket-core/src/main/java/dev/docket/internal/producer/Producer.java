@@ -3,6 +3,7 @@ package dev.docket.internal.producer;
 import dev.docket.QueueSettings;
 import dev.docket.internal.db.ClaimedJob;
 import dev.docket.internal.db.Database;
+import dev.docket.internal.db.RateLimitQueries;
 import dev.docket.internal.executor.JobExecutor;
 import dev.docket.internal.executor.RunningJob;
 import dev.docket.internal.observe.JobObserver;
@@ -94,6 +95,8 @@ public final class Producer extends Service {
     private long wakeGeneration;
     /** The last claim got every job it asked for: the queue has more than this worker can take at once. */
     private boolean busy;
+    /** Set by a claim that a rate limit held back: the queue is looked at again when a permit frees. */
+    private volatile Duration nextPermit;
 
     public Producer(String queue, int concurrency, int maxBatch, int claimAhead, Duration pollInterval,
                     Duration lease, String workerId, Database store, JobExecutor executor,
@@ -158,7 +161,8 @@ public final class Producer extends Service {
     /** How many jobs to hold ahead: what the slots start within {@link #AHEAD_HORIZON}, at most {@link #claimAhead}. */
     private int aheadTarget() {
         double run = runNanos;
-        if (claimAhead == 0 || Double.isNaN(run) || queueSettings.settings(queue).capped()) {
+        if (claimAhead == 0 || Double.isNaN(run) || queueSettings.settings(queue).capped()
+                || queueSettings.rateLimited(queue, executor.kinds())) {
             return 0;
         }
         return (int) Math.min(claimAhead, concurrency * AHEAD_HORIZON_NANOS / Math.max(run, 1));
@@ -172,9 +176,21 @@ public final class Producer extends Service {
         }
         QueueSettings settings = queueSettings.settings(queue);
         long started = observer.claimStarting();
-        List<ClaimedJob> jobs = settings.capped()
-                ? store.claims().claimCapped(queue, want, settings, lease, kindLeases, workerId)
-                : store.claims().claim(queue, want, lease, kindLeases, workerId);
+        List<ClaimedJob> jobs;
+        if (queueSettings.rateLimited(queue, executor.kinds())) {
+            RateLimitQueries.Claim claim = store.rateLimits()
+                    .claim(queue, want, settings, executor.kinds(), lease, kindLeases, workerId);
+            jobs = claim.jobs();
+            nextPermit = claim.nextPermit();
+            if (claim.heldBack()) {
+                observer.rateLimited(queue);
+            }
+        } else {
+            nextPermit = null;
+            jobs = settings.capped()
+                    ? store.claims().claimCapped(queue, want, settings, lease, kindLeases, workerId)
+                    : store.claims().claim(queue, want, lease, kindLeases, workerId);
+        }
         observer.claimed(queue, started, jobs, lease, kindLeases);
         for (ClaimedJob job : jobs) {
             unsettled.incrementAndGet();
@@ -279,11 +295,11 @@ public final class Producer extends Service {
             long generation;
             lock.lock();
             try {
-                long pollNanos = jittered(pollInterval.toNanos());
+                long pollNanos = untilNextLook();
                 while (isRunning() && !(mayHaveWork && claimable() > 0)) {
                     if (pollNanos <= 0) {
                         mayHaveWork = true;
-                        pollNanos = jittered(pollInterval.toNanos());
+                        pollNanos = untilNextLook();
                         continue;
                     }
                     pollNanos = changed.awaitNanos(pollNanos);
@@ -306,7 +322,8 @@ public final class Producer extends Service {
                 int claimed = runOnce();
                 succeeded();
                 busy = claimed == asked && asked > 1;
-                if (claimed < asked) {
+                // A claim a limit held back may have left other kinds' jobs behind the refused ones: look again.
+                if (claimed < asked && !(nextPermit != null && claimed > 0)) {
                     lock.lock();
                     try {
                         if (wakeGeneration == generation) {
@@ -324,6 +341,13 @@ public final class Producer extends Service {
                 roundEnded();
             }
         }
+    }
+
+    /** The (jittered) poll interval, or sooner when a rate limit's next permit frees before it. */
+    private long untilNextLook() {
+        long poll = jittered(pollInterval.toNanos());
+        Duration permit = nextPermit;
+        return permit == null ? poll : Math.min(poll, permit.toNanos());
     }
 
     /**

@@ -24,7 +24,7 @@ import picocli.CommandLine.IVersionProvider;
         description = "A background-job queue that lives in PostgreSQL: demo, server, workers and operations.",
         subcommands = {DemoCommand.class, ServeCommand.class, WorkerCommand.class, MigrateCommand.class, QueueCommand.class,
                 EnqueueCommand.class, JobCommand.class, StatsCommand.class, DlqCommand.class, DoctorCommand.class,
-                SloCommand.class, BenchCommand.class, WorkflowCommand.class,
+                SloCommand.class, RateLimitCommand.class, BenchCommand.class, WorkflowCommand.class,
                 HelpCommand.class},
         footerHeading = "%nExamples:%n",
         footer = {

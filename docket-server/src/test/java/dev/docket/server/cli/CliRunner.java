@@ -2,6 +2,7 @@ package dev.docket.server.cli;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.Arrays;
 import java.util.Map;
 import picocli.CommandLine;
 
@@ -27,6 +28,13 @@ final class CliRunner {
     }
 
     /** Runs once on a fresh command line. */
+    /** Runs {@code args} against {@code schema} of the database at {@code jdbcUrl}, with no environment. */
+    static Run against(String jdbcUrl, String schema, String... args) {
+        String[] all = Arrays.copyOf(args, args.length + 4);
+        System.arraycopy(new String[] {"--database-url", jdbcUrl, "--schema", schema}, 0, all, args.length, 4);
+        return run(Map.of(), all);
+    }
+
     static Run run(Map<String, String> env, String... args) {
         return new CliRunner(env).run(args);
     }

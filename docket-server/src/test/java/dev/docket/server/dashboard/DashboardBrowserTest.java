@@ -7,6 +7,7 @@ import dev.docket.Docket;
 import dev.docket.JobOptions;
 import dev.docket.JobState;
 import dev.docket.PermanentJobFailure;
+import dev.docket.RateLimit;
 import dev.docket.RetryPolicy;
 import dev.docket.Worker;
 import dev.docket.server.DocketServer;
@@ -261,6 +262,28 @@ class DashboardBrowserTest {
 
         wait.until(d -> d.findElement(By.id("updated")).getText().startsWith("live"));
         screenshot("overview");
+    }
+
+    @Test
+    void aRateLimitIsSetShownAndRemovedFromTheOverview() {
+        login(ADMIN);
+        By row = By.cssSelector("tr[data-scope='kind'][data-name='charge_card']");
+        driver.findElement(By.id("rate-limit-name")).sendKeys("charge_card");
+        driver.findElement(By.id("rate-limit-permits")).sendKeys("0");
+        driver.findElement(By.id("rate-limit-period")).sendKeys("1s");
+        click(By.id("rate-limit-set"));
+        wait.until(d -> text(By.id("flash")).contains("permits must be between 1 and 1000000"));
+        driver.findElement(By.id("rate-limit-permits")).clear();
+        driver.findElement(By.id("rate-limit-permits")).sendKeys("50");
+        click(By.id("rate-limit-set"));
+        wait.until(ExpectedConditions.presenceOfElementLocated(row));
+        assertThat(text(By.cssSelector("tr[data-scope='kind'][data-name='charge_card'] td[data-col='limit']")))
+                .isEqualTo("50 / 1s");
+        assertThat(docket.admin().rateLimits()).singleElement()
+                .satisfies(s -> assertThat(s.limit()).isEqualTo(RateLimit.ofKind("charge_card", 50, Duration.ofSeconds(1))));
+        click(By.cssSelector("button[data-remove='kind:charge_card']"));
+        wait.until(ExpectedConditions.invisibilityOfElementLocated(row));
+        assertThat(docket.admin().rateLimits()).isEmpty();
     }
 
     @Test
