@@ -378,7 +378,8 @@ public final class JobOptions {
          * parallel. Enqueue order is id order: jobs enqueued one after another (each enqueue returned
          * before the next began) and the jobs of one {@code enqueueAll} run in that order; the jobs of
          * transactions that enqueue the same key at the same time interleave, each transaction's own
-         * jobs keeping their order. Only the oldest live job of a key (its head) can be claimed; the jobs
+         * jobs keeping their order. Only one live job of a key (its head: the oldest, but for that
+         * interleaving) can be claimed; the jobs
          * behind it are {@link JobState#WAITING} and cost the claim nothing. The head holds its sequence
          * while it retries; when it completes, is cancelled or dies, the next job becomes the head in the
          * same transaction (or, with {@link #haltSequenceOnDeath}, a death halts the sequence).

@@ -82,10 +82,10 @@ class SequenceRaceTest extends DocketTest {
         }
     }
 
-    /** Sixteen threads enqueue to the same idle keys at once: one head per key, the oldest job. */
+    /** Sixteen threads enqueue to the same idle keys at once: exactly one head per key. */
     @Test
     @Timeout(60)
-    void concurrentEnqueuesMakeExactlyOneHeadPerKeyTheOldest() throws Exception {
+    void concurrentEnqueuesMakeExactlyOneHeadPerKey() throws Exception {
         Docket docket = docket();
         ExecutorService pool = Executors.newFixedThreadPool(16);
         try {
@@ -114,10 +114,11 @@ class SequenceRaceTest extends DocketTest {
         } finally {
             pool.shutdown();
         }
+        // Not necessarily the oldest: an id is drawn before the key's lock is taken, so the first of two
+        // racing transactions to take the lock may hold the larger id (their jobs interleave, as documented).
         assertThat(Queries.longs(dataSource(), schema, """
-                SELECT count(*) FILTER (WHERE state <> 'waiting') * 10
-                       + CASE WHEN min(id) FILTER (WHERE state <> 'waiting') = min(id) THEN 1 ELSE 0 END
-                  FROM {s}.jobs GROUP BY sequence_key""")).as("one head per key, its oldest job").containsOnly(11L);
+                SELECT count(*) FILTER (WHERE state <> 'waiting') FROM {s}.jobs GROUP BY sequence_key"""))
+                .as("one head per key").hasSize(4).containsOnly(1L);
     }
 
     /**
