@@ -5,8 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.docket.internal.completer.Completer;
 import dev.docket.internal.db.ClaimedJob;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Fence;
 import dev.docket.internal.db.Outcome;
+import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.executor.HandlerBinding;
 import dev.docket.internal.executor.InFlight;
 import dev.docket.internal.executor.JobExecutor;
@@ -212,7 +214,8 @@ class ShutdownTest extends DocketTest {
         JobExecutor executor = new JobExecutor(
                 Map.of("work", new HandlerBinding<>(JobKind.of("work", Task.class).build(), handler, RetryPolicy.defaults())),
                 kind -> RetryPolicy.defaults(), new PayloadCodec(PayloadCodec.defaultMapper(), 1 << 20),
-                completer, null, inFlight, "w", JobObserver.NONE, true);
+                completer, new Database(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper()), inFlight, "w",
+                JobObserver.NONE, true);
         closeAfter(executor);
         CompletableFuture<Long> pendingWhenSlotFreed = new CompletableFuture<>();
 
