@@ -33,7 +33,8 @@ import java.util.Optional;
  * @param sequenceKey    the sequence it runs in ({@link JobOptions.Builder#sequenceKey}), or {@code null}
  * @param output         what its handler recorded ({@link JobContext#recordOutput}) as JSON text, kept when it
  *                       completes and when it dies; {@code null} when nothing was recorded (or the recording
- *                       attempt's lease was lost). Like the payload, never logged and not in {@link #toString()}
+ *                       attempt's lease was lost), the text {@code null} when the handler recorded {@code null}.
+ *                       Like the payload, never logged and not in {@link #toString()}
  */
 public record JobInfo(long id, String queue, String kind, JobState state, int priority, int attempt,
                       int maxAttempts, Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt,
