@@ -7,7 +7,7 @@ import java.util.Optional;
 
 /**
  * A snapshot of one job, wherever it lives (live table, history or dead-letter table).
- * {@link #toString()} leaves the payload out: Docket never lets a payload reach a log by accident.
+ * {@link #toString()} leaves the payload and the output out: Docket never lets either reach a log by accident.
  *
  * @param id             the job id
  * @param queue          the queue it runs on
@@ -31,11 +31,16 @@ import java.util.Optional;
  *                       put the job back to wait for a newer payload version adds {@code docket.waiting} (why),
  *                       {@code docket.waitingSince} and {@code docket.waitingNext} (see {@link #waitReason()})
  * @param sequenceKey    the sequence it runs in ({@link JobOptions.Builder#sequenceKey}), or {@code null}
+ * @param output         what its handler recorded ({@link JobContext#recordOutput}) as JSON text, kept when it
+ *                       completes and when it dies; {@code null} when nothing was recorded (or the recording
+ *                       attempt's lease was lost), the text {@code null} when the handler recorded {@code null}.
+ *                       Like the payload, never logged and not in {@link #toString()}
  */
 public record JobInfo(long id, String queue, String kind, JobState state, int priority, int attempt,
                       int maxAttempts, Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt,
                       String tenant, String uniqueKey, String lockedBy, String deadReason, int payloadVersion,
-                      String payload, List<JobError> errors, String metadata, String sequenceKey) {
+                      String payload, List<JobError> errors, String metadata, String sequenceKey,
+                      String output) {
 
     public JobInfo {
         errors = List.copyOf(errors);

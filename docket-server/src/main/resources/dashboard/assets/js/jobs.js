@@ -1,5 +1,5 @@
 // Jobs: a filtered, keyset-paged listing and one job's detail (timeline, error history, actions,
-// and its payload behind an explicit action for the roles that may see payloads).
+// and its payload and recorded output behind an explicit action for the roles that may see payloads).
 
 import { api, qs, ApiError } from './api.js';
 import { h, replace, num, time, stateBadge, hashOf, note, actionButton } from './dom.js';
@@ -86,7 +86,9 @@ export function renderJob(main, route, session, ui) {
     return;
   }
   let stopped = false;
-  let payloadShown = false;
+  // Whether each is shown outlives a reload of the job.
+  const payloadShown = { shown: false };
+  const outputShown = { shown: false };
   const flash = flashArea();
   const body = h('div', { id: 'job-body' }, h('p', { class: 'loading', text: 'Loading…' }));
   replace(main,
@@ -104,10 +106,12 @@ export function renderJob(main, route, session, ui) {
       return;
     }
     if (stopped) return;
-    // The payload stays out of the page until someone asks for it.
+    // The payload and the output stay out of the page until someone asks for them.
     const payload = job.payload;
+    const output = 'output' in job ? { value: job.output } : null;
     delete job.payload;
-    replace(body, detail(job, payload));
+    delete job.output;
+    replace(body, detail(job, payload, output));
     ui.loaded();
   }
 
@@ -122,7 +126,7 @@ export function renderJob(main, route, session, ui) {
     await load();
   }
 
-  function detail(job, payload) {
+  function detail(job, payload, output) {
     const actions = h('div', { class: 'actions', id: 'job-actions' });
     const confirmSlot = h('div', { class: 'confirm-slot' });
     if (session.canOperate) {
@@ -171,7 +175,8 @@ export function renderJob(main, route, session, ui) {
       h('section', { class: 'card', id: 'job-errors' },
         h('h2', {}, 'Errors ', h('span', { class: 'count', text: num(job.errors.length) })),
         errorTable(job.errors)),
-      payloadSection(job, payload));
+      payloadSection(job, payload),
+      outputSection(job, output));
   }
 
   function payloadSection(job, payload) {
@@ -180,22 +185,22 @@ export function renderJob(main, route, session, ui) {
       section.append(h('p', { class: 'muted', text: 'Payloads are hidden from the ' + session.role + ' role.' }));
       return section;
     }
-    const slot = h('div', {});
-    const toggle = h('button', { type: 'button', class: 'button', id: 'show-payload' });
-    const render = () => {
-      toggle.textContent = payloadShown ? 'Hide payload' : 'Show payload';
-      toggle.setAttribute('aria-expanded', String(payloadShown));
-      replace(slot, payloadShown
-        ? h('pre', { class: 'code', id: 'payload', text: JSON.stringify(payload, null, 2) })
-        : h('p', { class: 'muted', text: 'Payloads may hold personal data: shown only on request, version ' + job.payloadVersion + '.' }));
-    };
-    toggle.addEventListener('click', () => {
-      payloadShown = !payloadShown;
-      render();
-    });
-    render();
-    section.append(h('div', { class: 'actions' }, toggle), slot);
+    section.append(...revealer('payload', payload, payloadShown,
+      'Payloads may hold personal data: shown only on request, version ' + job.payloadVersion + '.'));
     if (job.state === 'dead' && canRepair(session)) section.append(payloadEditor(job, payload, flash, load));
+    return section;
+  }
+
+  /** What the handler recorded (ctx.recordOutput), under the payload's rule; nothing when it recorded none. */
+  function outputSection(job, output) {
+    if (!output && !job.outputRedacted) return null;
+    const section = h('section', { class: 'card', id: 'job-output' }, h('h2', { text: 'Output' }));
+    if (job.outputRedacted || !session.seesPayloads) {
+      section.append(h('p', { class: 'muted', text: 'Outputs are hidden from the ' + session.role + ' role, as payloads are.' }));
+      return section;
+    }
+    section.append(...revealer('output', output.value, outputShown,
+      'Outputs may hold personal data, as payloads may: shown only on request.'));
     return section;
   }
 
@@ -203,6 +208,28 @@ export function renderJob(main, route, session, ui) {
   return () => {
     stopped = true;
   };
+}
+
+/**
+ * A "Show NOUN" button and the slot where value appears as indented JSON (text, never markup) while
+ * state.shown; the slot is #NOUN, the button #show-NOUN.
+ */
+function revealer(noun, value, state, hint) {
+  const slot = h('div', {});
+  const toggle = h('button', { type: 'button', class: 'button', id: 'show-' + noun });
+  const render = () => {
+    toggle.textContent = (state.shown ? 'Hide ' : 'Show ') + noun;
+    toggle.setAttribute('aria-expanded', String(state.shown));
+    replace(slot, state.shown
+      ? h('pre', { class: 'code', id: noun, text: JSON.stringify(value, null, 2) })
+      : h('p', { class: 'muted', text: hint }));
+  };
+  toggle.addEventListener('click', () => {
+    state.shown = !state.shown;
+    render();
+  });
+  render();
+  return [h('div', { class: 'actions' }, toggle), slot];
 }
 
 function facts(job) {

@@ -142,6 +142,34 @@ class ApiTest extends ServerTest {
         assertThat(get("/api/jobs/" + (id + 1000), Role.VIEWER).status()).isEqualTo(404);
     }
 
+    /** A handler's recorded output is shown with the job under the payload's rule, and redacted otherwise. */
+    @Test
+    void getShowsTheRecordedOutputToRolesThatSeePayloadsOnly() {
+        long id = enqueue("charge");
+        long silent = enqueue("log");
+        Worker.Builder b = docket.worker().queue("default", 2).pollInterval(Duration.ofMillis(50))
+                .handler("charge", JsonNode.class, (p, ctx) -> ctx.recordOutput(Map.of("receipt", "r-77")))
+                .handler("log", JsonNode.class, (p, ctx) -> { });
+        try (Worker w = b.start()) {
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> queryLong("SELECT count(*) FROM {s}.jobs") == 0);
+        }
+
+        for (Role role : List.of(Role.OPERATOR, Role.ADMIN)) {
+            Reply r = get("/api/jobs/" + id, role);
+            assertThat(r.json().get("output").get("receipt").asText()).as(role.label()).isEqualTo("r-77");
+            assertThat(r.json().has("outputRedacted")).isFalse();
+            assertThat(get("/api/jobs/" + silent, role).json().has("output")).as("none recorded").isFalse();
+        }
+        for (Role role : List.of(Role.VIEWER, Role.PRODUCER)) {
+            Reply r = get("/api/jobs/" + id, role);
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.json().has("output")).as(role.label()).isFalse();
+            assertThat(r.text()).doesNotContain("r-77");
+            assertThat(r.json().get("outputRedacted").asBoolean()).isTrue();
+            assertThat(get("/api/jobs/" + silent, role).json().has("outputRedacted")).as("none recorded").isFalse();
+        }
+    }
+
     @Test
     void listPagesWithAKeysetCursorAndFilters() {
         List<Long> ids = new ArrayList<>();

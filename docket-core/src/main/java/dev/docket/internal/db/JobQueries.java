@@ -138,7 +138,7 @@ public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
                 Jdbc.instant(rs, "created_at"), Jdbc.instant(rs, "attempted_at"), Jdbc.instant(rs, "finished_at"),
                 rs.getString("tenant"), rs.getString("unique_key"), rs.getString("locked_by"), rs.getString("reason"),
                 rs.getInt("payload_version"), rs.getString("payload"), errors(rs.getString("errors")),
-                rs.getString("metadata"), rs.getString("sequence_key"));
+                rs.getString("metadata"), rs.getString("sequence_key"), rs.getString("output"));
     }
 
     private static JobState state(ResultSet rs) throws SQLException {

@@ -29,20 +29,26 @@ public final class Views {
 
     /**
      * One job: the fields of its summary, then the rest; {@code payload} only when the caller may see
-     * it, else {@code payloadRedacted: true} (each is left out when the other is present).
+     * it, else {@code payloadRedacted: true} (each is left out when the other is present). The output its
+     * handler recorded follows the same rule: {@code output} for a caller who may see payloads, else
+     * {@code outputRedacted: true}; both are left out when the job recorded none.
      */
     public record Job(long id, String kind, String queue, String state, int priority, int attempt, int maxAttempts,
                       Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt, String tenant,
                       int errorCount, String deadReason, String uniqueKey, String lockedBy, int payloadVersion,
                       RawJson metadata, @JsonInclude(JsonInclude.Include.NON_NULL) Object payload,
                       @JsonInclude(JsonInclude.Include.NON_NULL) Boolean payloadRedacted, List<Error> errors,
-                      String sequenceKey) {
+                      String sequenceKey, @JsonInclude(JsonInclude.Include.NON_NULL) Object output,
+                      @JsonInclude(JsonInclude.Include.NON_NULL) Boolean outputRedacted) {
 
-        /** This view with {@code payload} in place of whatever it showed (the CLI prints the parsed payload). */
-        public Job withPayload(Object shown) {
+        /**
+         * This view with {@code payload} and {@code output} (null: none) in place of whatever it showed (the
+         * CLI prints them parsed, so indented).
+         */
+        public Job withShown(Object payload, Object output) {
             return new Job(id, kind, queue, state, priority, attempt, maxAttempts, runAt, createdAt, attemptedAt,
-                    finishedAt, tenant, errorCount, deadReason, uniqueKey, lockedBy, payloadVersion, metadata, shown, null,
-                    errors, sequenceKey);
+                    finishedAt, tenant, errorCount, deadReason, uniqueKey, lockedBy, payloadVersion, metadata, payload,
+                    null, errors, sequenceKey, output, null);
         }
     }
 
@@ -98,13 +104,15 @@ public final class Views {
     public record Queues(List<Queue> queues, List<Running> runningByTenant) {
     }
 
-    /** The view of a job; its payload only if {@code showPayload}. */
+    /** The view of a job; its payload and its output only if {@code showPayload}. */
     public static Job job(JobInfo j, boolean showPayload) {
         return new Job(j.id(), j.kind(), j.queue(), state(j.state()), j.priority(), j.attempt(), j.maxAttempts(),
                 j.runAt(), j.createdAt(), j.attemptedAt(), j.finishedAt(), j.tenant(), j.errors().size(), j.deadReason(),
                 j.uniqueKey(), j.lockedBy(), j.payloadVersion(), new RawJson(j.metadata()),
                 showPayload ? new RawJson(j.payload()) : null, showPayload ? null : Boolean.TRUE,
-                j.errors().stream().map(Views::error).toList(), j.sequenceKey());
+                j.errors().stream().map(Views::error).toList(), j.sequenceKey(),
+                showPayload && j.output() != null ? new RawJson(j.output()) : null,
+                showPayload || j.output() == null ? null : Boolean.TRUE);
     }
 
     private static Error error(JobError e) {

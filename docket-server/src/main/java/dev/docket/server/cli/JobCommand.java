@@ -9,11 +9,11 @@ import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** {@code docket job ID}: one job as JSON, payload and error history included. */
+/** {@code docket job ID}: one job as JSON, payload, recorded output and error history included. */
 @Command(name = "job", mixinStandardHelpOptions = true, subcommands = JobExplainCommand.class,
         description = {"Prints one job as JSON, wherever it is (waiting, running, completed, cancelled or dead), "
-                + "with its payload and its error history.",
-                "The payload is shown: whoever runs this command can read the database anyway."})
+                + "with its payload, the output its handler recorded (if any) and its error history.",
+                "The payload and the output are shown: whoever runs this command can read the database anyway."})
 final class JobCommand extends DatabaseCommand {
 
     static final ObjectMapper JSON = new ObjectMapper().registerModule(new JavaTimeModule())
@@ -38,7 +38,8 @@ final class JobCommand extends DatabaseCommand {
                     + database.schema + " (it may have been pruned after its retention)"));
         }
         PrintWriter out = spec.commandLine().getOut();
-        out.println(JSON.writeValueAsString(Views.job(job, true).withPayload(JSON.readTree(job.payload()))));
+        Object output = job.output() == null ? null : JSON.readTree(job.output());
+        out.println(JSON.writeValueAsString(Views.job(job, true).withShown(JSON.readTree(job.payload()), output)));
         out.flush();
         return 0;
     }

@@ -176,6 +176,25 @@ class CliTest extends DocketTest {
         assertThat(job.get("tenant").asText()).isEqualTo("acme");
         assertThat(job.get("payload").get("to").asText()).isEqualTo("ada@example.com");
         assertThat(job.get("payload").get("n").decimalValue()).isEqualByComparingTo("1e400");
+        assertThat(job.has("output")).as("nothing recorded yet").isFalse();
+    }
+
+    /** {@code docket job ID} prints what the handler recorded, parsed like the payload. */
+    @Test
+    void showTheOutputAJobRecorded() throws Exception {
+        Docket docket = docket();
+        long id = docket.enqueue("charge", Map.of("order", "o-1"));
+        worker(docket, w -> w.queue("default", 1).pollInterval(Duration.ofMillis(50))
+                .handler("charge", JsonNode.class, (p, ctx) -> ctx.recordOutput(Map.of("cents", 4200))));
+        awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(20));
+
+        Run r = cli(db("job", Long.toString(id)));
+
+        assertOk(r);
+        JsonNode job = JSON.readTree(r.out());
+        assertThat(job.get("output").get("cents").asLong()).isEqualTo(4200);
+        assertThat(job.get("payload").get("order").asText()).isEqualTo("o-1");
+        assertThat(job.has("outputRedacted")).isFalse();
     }
 
     /** {@code --sequence-key}: the second job of a key waits; an empty key is a usage error. */

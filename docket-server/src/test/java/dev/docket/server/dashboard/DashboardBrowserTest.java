@@ -22,6 +22,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -70,6 +71,8 @@ class DashboardBrowserTest {
     private static final String ADMIN = "admin-token-for-browser-tests";
     private static final String VIEWER = "viewer-token-for-browser-tests";
     private static final String SECRET = "secret-payload-marker-7f3a@example.com";
+    /** What the secret job's handler records: markup, to see that it is shown as text. */
+    private static final String RECEIPT = "<b>receipt-marker-51c9</b>";
     private static final int SENT_EMAILS = 55;
 
     record Email(String to) {
@@ -140,7 +143,7 @@ class DashboardBrowserTest {
         Set<Long> replayedOnce = ConcurrentHashMap.newKeySet();
         worker = docket.worker().queue("default", 8)
                 .handler("send_email", Email.class, (email, ctx) -> { })
-                .handler("welcome_email", Email.class, (email, ctx) -> { })
+                .handler("welcome_email", Email.class, (email, ctx) -> ctx.recordOutput(Map.of("receipt", RECEIPT)))
                 .handler("charge_card", Item.class, (item, ctx) -> {
                     throw new PermanentJobFailure("card declined for item " + item.n());
                 })
@@ -363,6 +366,12 @@ class DashboardBrowserTest {
         assertThat(payload.getText()).contains(SECRET);
         driver.findElement(By.id("show-payload")).click();
         wait.until(ExpectedConditions.invisibilityOfElementLocated(By.id("payload")));
+
+        assertThat(driver.getPageSource()).as("the output too waits for a request").doesNotContain("receipt-marker-51c9");
+        driver.findElement(By.id("show-output")).click();
+        WebElement output = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("output")));
+        assertThat(output.getText()).as("escaped: the markup is text").contains(RECEIPT);
+        assertThat(output.findElements(By.tagName("b"))).isEmpty();
     }
 
     @Test
@@ -373,6 +382,9 @@ class DashboardBrowserTest {
         assertThat(driver.findElements(By.id("show-payload"))).isEmpty();
         assertThat(driver.getPageSource()).doesNotContain(SECRET).doesNotContain("example.com");
         assertThat(driver.findElement(By.id("job-payload")).getText()).contains("hidden from the viewer role");
+        assertThat(driver.findElements(By.id("show-output"))).isEmpty();
+        assertThat(driver.getPageSource()).doesNotContain("receipt-marker-51c9");
+        assertThat(driver.findElement(By.id("job-output")).getText()).contains("hidden from the viewer role");
 
         go("#/jobs/" + reportJob);
         wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("article.job[data-id='" + reportJob + "']")));
