@@ -35,7 +35,8 @@ public interface JobContext {
 
     /**
      * Records a small result of this job for the jobs that depend on it ({@link #output}); a later call
-     * replaces it. Kept with the job: it moves to the history when the job completes (and is dropped
+     * replaces it, and an attempt that fails and is retried (or whose lease expires) takes its output with
+     * it: a completed job's output is what its completing attempt recorded. Kept with the job: it moves to the history when the job completes (and is dropped
      * with it by history retention; with retention 0 nothing is kept), or to the dead-letter table.
      * Treated like a payload: never logged, shown only to roles that may read payloads. Written at
      * once, fenced: an attempt that lost its lease records nothing. {@code null} records JSON null.

@@ -46,6 +46,25 @@ class JobOutputTest extends DocketTest {
         assertThat(new ObjectMapper().readValue(dead.output(), Receipt.class)).isEqualTo(new Receipt("o-2", 99));
     }
 
+    /** The output a failed attempt recorded is not the completed job's: its retry starts without one. */
+    @Test
+    void aRetriedAttemptDoesNotInheritTheFailedAttemptsOutput() {
+        Docket docket = docket(b -> b.defaultRetryPolicy(new RetryPolicy(3, Duration.ofMillis(1), Duration.ofMillis(1), 0)));
+        long id = docket.enqueue("charge", new Order("o-4"));
+        worker(docket, w -> w.queue("default", 1).pollInterval(Duration.ofMillis(50))
+                .handler("charge", Order.class, (o, ctx) -> {
+                    if (ctx.attempt() == 1) {
+                        ctx.recordOutput(new Receipt(o.id(), 1));
+                        throw new IllegalStateException("the card network timed out");
+                    }
+                }));
+
+        JobInfo done = awaitState(docket, id, JobState.COMPLETED, WAIT);
+
+        assertThat(done.attempt()).isEqualTo(2);
+        assertThat(done.output()).as("the completing attempt recorded nothing").isNull();
+    }
+
     @Test
     void aJobWithoutOutputHasNone() {
         Docket docket = docket();

@@ -267,10 +267,11 @@ RETURNING j.id, j.attempt
 
 -- name: jobRetryMany
 -- Retries go to 'scheduled': only due jobs are 'ready', which keeps the claim free of a run_at filter.
+-- A failed attempt's recorded output goes with it: a job's output is its completing attempt's.
 UPDATE {{schema}}.jobs j
    SET state = 'scheduled',
        run_at = now() + f.delay_ms * interval '1 millisecond',
-       lease_until = NULL, locked_by = NULL,
+       lease_until = NULL, locked_by = NULL, output = NULL,
        errors = j.errors || jsonb_build_array(jsonb_build_object(
            'attempt', j.attempt, 'at', now(), 'error', f.error, 'worker', j.locked_by))
   FROM unnest(?::bigint[], ?::int[], ?::bigint[], ?::text[]) AS f(id, attempt, delay_ms, error)
@@ -341,7 +342,7 @@ SELECT id FROM {{schema}}.jobs
 
 -- name: jobRescueExpired
 UPDATE {{schema}}.jobs
-   SET state = 'ready', lease_until = NULL, locked_by = NULL,
+   SET state = 'ready', lease_until = NULL, locked_by = NULL, output = NULL,
        errors = errors || jsonb_build_array(jsonb_build_object(
            'attempt', attempt, 'at', now(), 'worker', locked_by,
            'error', 'lease expired: worker ' || coalesce(locked_by, '?') || ' lost its lease'))
