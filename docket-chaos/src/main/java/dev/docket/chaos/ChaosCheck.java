@@ -175,7 +175,7 @@ final class ChaosCheck {
         try (ResultSet rs = st.executeQuery("SELECT count(*) AS callbacks,"
                 + " count(*) FILTER (WHERE c.state = 'completed') AS completed,"
                 + " count(*) FILTER (WHERE (SELECT min(l.at) FROM " + S + ".ledger l WHERE l.job_id = c.id)"
-                + "   >= (SELECT max(h.finished_at) FROM " + S + ".job_history h WHERE h.kind = 'chaos'"
+                + "   >= (SELECT max(h.finished_at) FROM " + S + ".job_history h WHERE h.kind <> 'chaos_batch_done'"
                 + "       AND h.metadata ->> '" + BATCH_TAG + "' = c.metadata ->> '" + BATCH_TAG + "')) AS in_order,"
                 + " coalesce(sum((SELECT count(*) FROM " + S + ".ledger l WHERE l.job_id = c.id)), 0) AS runs"
                 + " FROM (SELECT id, state, metadata FROM " + S + ".job_history WHERE kind = 'chaos_batch_done'"
