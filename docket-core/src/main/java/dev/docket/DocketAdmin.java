@@ -156,7 +156,7 @@ public final class DocketAdmin {
         if (repairedBy == null || repairedBy.isBlank() || repairedBy.length() > MAX_REPAIRED_BY
                 || !TextRules.isName(repairedBy)) {
             throw new IllegalArgumentException("repairedBy must be 1 to " + MAX_REPAIRED_BY + " printable characters, was "
-                    + JobOptions.describe(repairedBy));
+                    + TextRules.describe(repairedBy));
         }
     }
 

@@ -4,6 +4,7 @@ import dev.docket.internal.text.TextRules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
@@ -40,40 +41,11 @@ public final class JobOptions {
 
     private static final JobOptions DEFAULTS = builder().build();
 
-    private final String queue;
-    private final boolean queueSet;
-    private final int priority;
-    private final boolean prioritySet;
-    private final Instant runAt;
-    private final Duration delay;
-    private final Integer maxAttempts;
-    private final String uniqueKey;
-    private final String tenant;
-    private final Integer payloadVersion;
-    private final Duration uniqueFor;
-    private final Map<String, String> metadata;
-    private final String sequenceKey;
-    private final Boolean haltSequenceOnDeath;
-    private final long[] dependsOn;
-    private final DependencyMode dependencyMode;
+    /** A private copy of the builder that made these options, never changed after. */
+    private final Builder values;
 
     private JobOptions(Builder b) {
-        this.queue = b.queue;
-        this.queueSet = b.queueSet;
-        this.priority = b.priority;
-        this.prioritySet = b.prioritySet;
-        this.runAt = b.runAt;
-        this.delay = b.delay;
-        this.maxAttempts = b.maxAttempts;
-        this.uniqueKey = b.uniqueKey;
-        this.tenant = b.tenant;
-        this.payloadVersion = b.payloadVersion;
-        this.uniqueFor = b.uniqueFor;
-        this.metadata = Map.copyOf(b.metadata);
-        this.sequenceKey = b.sequenceKey;
-        this.haltSequenceOnDeath = b.haltSequenceOnDeath;
-        this.dependsOn = b.dependsOn;
-        this.dependencyMode = b.dependencyMode;
+        this.values = b.copy();
     }
 
     /** Queue {@code "default"}, priority 0, due now, the kind's max attempts, no unique key, no tenant. */
@@ -87,32 +59,15 @@ public final class JobOptions {
 
     /** A copy of these options to change. */
     public Builder toBuilder() {
-        Builder b = new Builder();
-        b.queue = queue;
-        b.queueSet = queueSet;
-        b.priority = priority;
-        b.prioritySet = prioritySet;
-        b.runAt = runAt;
-        b.delay = delay;
-        b.maxAttempts = maxAttempts;
-        b.uniqueKey = uniqueKey;
-        b.tenant = tenant;
-        b.payloadVersion = payloadVersion;
-        b.uniqueFor = uniqueFor;
-        b.metadata.putAll(metadata);
-        b.sequenceKey = sequenceKey;
-        b.haltSequenceOnDeath = haltSequenceOnDeath;
-        b.dependsOn = dependsOn;
-        b.dependencyMode = dependencyMode;
-        return b;
+        return values.copy();
     }
 
     public String queue() {
-        return queue;
+        return values.queue;
     }
 
     public int priority() {
-        return priority;
+        return values.priority;
     }
 
     /** These options with the kind's defaults ({@link Docket.Builder#kindDefaults}) for what they leave unset. */
@@ -121,60 +76,60 @@ public final class JobOptions {
             return this;
         }
         Builder b = toBuilder();
-        if (!queueSet && kindDefaults.queueSet) {
-            b.queue(kindDefaults.queue);
+        if (!values.queueSet && kindDefaults.values.queueSet) {
+            b.queue(kindDefaults.values.queue);
         }
-        if (!prioritySet && kindDefaults.prioritySet) {
-            b.priority(kindDefaults.priority);
+        if (!values.prioritySet && kindDefaults.values.prioritySet) {
+            b.priority(kindDefaults.values.priority);
         }
-        if (maxAttempts == null && kindDefaults.maxAttempts != null) {
-            b.maxAttempts(kindDefaults.maxAttempts);
+        if (values.maxAttempts == null && kindDefaults.values.maxAttempts != null) {
+            b.maxAttempts(kindDefaults.values.maxAttempts);
         }
-        if (tenant == null && kindDefaults.tenant != null) {
-            b.tenant(kindDefaults.tenant);
+        if (values.tenant == null && kindDefaults.values.tenant != null) {
+            b.tenant(kindDefaults.values.tenant);
         }
-        if (haltSequenceOnDeath == null && kindDefaults.haltSequenceOnDeath != null) {
-            b.haltSequenceOnDeath(kindDefaults.haltSequenceOnDeath);
+        if (values.haltSequenceOnDeath == null && kindDefaults.values.haltSequenceOnDeath != null) {
+            b.haltSequenceOnDeath(kindDefaults.values.haltSequenceOnDeath);
         }
         return b.build();
     }
 
     /** The absolute due time, or {@code null} (then {@link #delay()} or now). */
     public Instant runAt() {
-        return runAt;
+        return values.runAt;
     }
 
     /** The delay after the database's {@code now()} at enqueue, or {@code null}. */
     public Duration delay() {
-        return delay;
+        return values.delay;
     }
 
     /** Max attempts, or {@code null} to use the kind's retry policy. */
     public Integer maxAttempts() {
-        return maxAttempts;
+        return values.maxAttempts;
     }
 
     public String uniqueKey() {
-        return uniqueKey;
+        return values.uniqueKey;
     }
 
     public String tenant() {
-        return tenant;
+        return values.tenant;
     }
 
     /** How long the unique key is held from enqueue, even after the job finished; {@code null}: while the job is live. */
     public Duration uniqueFor() {
-        return uniqueFor;
+        return values.uniqueFor;
     }
 
     /** Tags stored with the job (trace ids, origin...), shown in the API and dashboard; never payload data. */
     public Map<String, String> metadata() {
-        return metadata;
+        return Collections.unmodifiableMap(values.metadata);
     }
 
     /** The sequence this job runs in ({@link Builder#sequenceKey}), or {@code null} for none. */
     public String sequenceKey() {
-        return sequenceKey;
+        return values.sequenceKey;
     }
 
     /**
@@ -182,56 +137,56 @@ public final class JobOptions {
      * when unset: then the kind's defaults decide, and without them the sequence continues.
      */
     public Boolean haltSequenceOnDeath() {
-        return haltSequenceOnDeath;
+        return values.haltSequenceOnDeath;
     }
 
     /** The payload's version, or {@code null} for the kind's current one (see {@link Docket.Builder#payloadVersion}). */
     public Integer payloadVersion() {
-        return payloadVersion;
+        return values.payloadVersion;
     }
 
     /** The ids of the jobs this job waits for, in the order given (a copy); empty for none (the default). */
     public long[] dependsOn() {
-        return dependsOn.clone();
+        return values.dependsOn.clone();
     }
 
     /** {@link #dependsOn()} without the copy, for the row made at enqueue (mostly the shared empty array). */
     long[] dependsOnIds() {
-        return dependsOn;
+        return values.dependsOn;
     }
 
     /** When the job runs given its dependencies, and what a failed one does to it; default {@link DependencyMode#ALL_COMPLETED}. */
     public DependencyMode dependencyMode() {
-        return dependencyMode;
+        return values.dependencyMode;
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof JobOptions other && queue.equals(other.queue) && queueSet == other.queueSet
-                && priority == other.priority && prioritySet == other.prioritySet
-                && Objects.equals(runAt, other.runAt) && Objects.equals(delay, other.delay)
-                && Objects.equals(maxAttempts, other.maxAttempts) && Objects.equals(uniqueKey, other.uniqueKey)
-                && Objects.equals(tenant, other.tenant) && Objects.equals(payloadVersion, other.payloadVersion)
-                && Objects.equals(uniqueFor, other.uniqueFor) && metadata.equals(other.metadata)
-                && Objects.equals(sequenceKey, other.sequenceKey)
-                && Objects.equals(haltSequenceOnDeath, other.haltSequenceOnDeath)
-                && Arrays.equals(dependsOn, other.dependsOn) && dependencyMode == other.dependencyMode;
+        return o instanceof JobOptions other && values.queue.equals(other.values.queue) && values.queueSet == other.values.queueSet
+                && values.priority == other.values.priority && values.prioritySet == other.values.prioritySet
+                && Objects.equals(values.runAt, other.values.runAt) && Objects.equals(values.delay, other.values.delay)
+                && Objects.equals(values.maxAttempts, other.values.maxAttempts) && Objects.equals(values.uniqueKey, other.values.uniqueKey)
+                && Objects.equals(values.tenant, other.values.tenant) && Objects.equals(values.payloadVersion, other.values.payloadVersion)
+                && Objects.equals(values.uniqueFor, other.values.uniqueFor) && values.metadata.equals(other.values.metadata)
+                && Objects.equals(values.sequenceKey, other.values.sequenceKey)
+                && Objects.equals(values.haltSequenceOnDeath, other.values.haltSequenceOnDeath)
+                && Arrays.equals(values.dependsOn, other.values.dependsOn) && values.dependencyMode == other.values.dependencyMode;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(queue, queueSet, priority, prioritySet, runAt, delay, maxAttempts, uniqueKey, tenant,
-                payloadVersion, uniqueFor, metadata, sequenceKey, haltSequenceOnDeath, Arrays.hashCode(dependsOn),
-                dependencyMode);
+        return Objects.hash(values.queue, values.queueSet, values.priority, values.prioritySet, values.runAt, values.delay, values.maxAttempts, values.uniqueKey, values.tenant,
+                values.payloadVersion, values.uniqueFor, values.metadata, values.sequenceKey, values.haltSequenceOnDeath, Arrays.hashCode(values.dependsOn),
+                values.dependencyMode);
     }
 
     @Override
     public String toString() {
-        return "JobOptions[queue=" + queue + ", priority=" + priority + ", runAt=" + runAt + ", delay=" + delay
-                + ", maxAttempts=" + maxAttempts + ", uniqueKey=" + uniqueKey + ", tenant=" + tenant
-                + ", payloadVersion=" + payloadVersion + ", uniqueFor=" + uniqueFor + ", metadata=" + metadata.keySet()
-                + ", sequenceKey=" + sequenceKey + ", haltSequenceOnDeath=" + haltSequenceOnDeath
-                + (dependsOn.length == 0 ? "" : ", dependsOn=" + dependsOn.length + " jobs (" + dependencyMode + ")") + "]";
+        return "JobOptions[values.queue=" + values.queue + ", values.priority=" + values.priority + ", values.runAt=" + values.runAt + ", values.delay=" + values.delay
+                + ", values.maxAttempts=" + values.maxAttempts + ", values.uniqueKey=" + values.uniqueKey + ", values.tenant=" + values.tenant
+                + ", values.payloadVersion=" + values.payloadVersion + ", values.uniqueFor=" + values.uniqueFor + ", values.metadata=" + values.metadata.keySet()
+                + ", values.sequenceKey=" + values.sequenceKey + ", values.haltSequenceOnDeath=" + values.haltSequenceOnDeath
+                + (values.dependsOn.length == 0 ? "" : ", values.dependsOn=" + values.dependsOn.length + " jobs (" + values.dependencyMode + ")") + "]";
     }
 
     /** Builds {@link JobOptions}; each setter checks its value and says what was wrong. */
@@ -256,11 +211,32 @@ public final class JobOptions {
         private Builder() {
         }
 
+        private Builder copy() {
+            Builder c = new Builder();
+            c.queue = queue;
+            c.queueSet = queueSet;
+            c.priority = priority;
+            c.prioritySet = prioritySet;
+            c.runAt = runAt;
+            c.delay = delay;
+            c.maxAttempts = maxAttempts;
+            c.uniqueKey = uniqueKey;
+            c.tenant = tenant;
+            c.payloadVersion = payloadVersion;
+            c.uniqueFor = uniqueFor;
+            c.metadata.putAll(metadata);
+            c.sequenceKey = sequenceKey;
+            c.haltSequenceOnDeath = haltSequenceOnDeath;
+            c.dependsOn = dependsOn;
+            c.dependencyMode = dependencyMode;
+            return c;
+        }
+
         /** The queue, default {@code "default"}: 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -}. */
         public Builder queue(String queue) {
             if (queue == null || !QUEUE_NAME.matcher(queue).matches()) {
                 throw new IllegalArgumentException("queue must be 1 to 128 characters of A-Z a-z 0-9 _ . : -, was "
-                        + describe(queue));
+                        + TextRules.describe(queue));
             }
             this.queue = queue;
             this.queueSet = true;
@@ -350,10 +326,10 @@ public final class JobOptions {
             Objects.requireNonNull(value, "value");
             if (key == null || key.isEmpty() || key.length() > 64 || !TextRules.isText(key)) {
                 throw new IllegalArgumentException("a metadata key must be 1 to 64 characters without NUL or unpaired "
-                        + "surrogates, was " + describe(key));
+                        + "surrogates, was " + TextRules.describe(key));
             }
             if (value.length() > 512 || !TextRules.isText(value)) {
-                throw new IllegalArgumentException("metadata value of " + describe(key) + " must be at most 512 characters "
+                throw new IllegalArgumentException("metadata value of " + TextRules.describe(key) + " must be at most 512 characters "
                         + "without NUL or unpaired surrogates");
             }
             if (!metadata.containsKey(key) && metadata.size() >= 32) {
@@ -473,23 +449,9 @@ public final class JobOptions {
         private static String checkKey(String name, String value) {
             if (value != null && (value.isEmpty() || value.length() > MAX_KEY_LENGTH || !TextRules.isText(value))) {
                 throw new IllegalArgumentException(name + " must be 1 to " + MAX_KEY_LENGTH
-                        + " characters without NUL or unpaired surrogates, was " + describe(value));
+                        + " characters without NUL or unpaired surrogates, was " + TextRules.describe(value));
             }
             return value;
         }
-    }
-
-    /** The value quoted for an error message: clipped, with anything that is not printable shown as {@code ?}. */
-    static String describe(String value) {
-        if (value == null) {
-            return "null";
-        }
-        StringBuilder shown = new StringBuilder("'");
-        value.substring(0, Math.min(40, value.length())).codePoints()
-                .forEach(cp -> shown.appendCodePoint(TextRules.isPrintable(cp) ? cp : '?'));
-        if (value.length() > 40) {
-            shown.append("... (").append(value.length()).append(" characters)");
-        }
-        return shown.append('\'').toString();
     }
 }

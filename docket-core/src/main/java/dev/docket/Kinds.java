@@ -46,7 +46,7 @@ final class Kinds {
             throw new IllegalArgumentException("kind must be 1 to " + Docket.MAX_KIND_LENGTH + " characters without "
                     + "control characters, invisible formatting characters (zero-width, bidirectional), separators "
                     + "other than the space, unassigned code points or unpaired surrogates, was "
-                    + JobOptions.describe(kind));
+                    + TextRules.describe(kind));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.docket;
 
 import dev.docket.internal.maintenance.CronEnqueuer;
+import dev.docket.internal.text.TextRules;
 import java.time.ZoneId;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -31,7 +32,7 @@ public record PeriodicJob(String name, String cron, ZoneId zone, String kind, Ob
     public PeriodicJob {
         if (name == null || !NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("periodic job name must be 1 to 128 characters of A-Z a-z 0-9 _ . : -, was "
-                    + JobOptions.describe(name));
+                    + TextRules.describe(name));
         }
         Objects.requireNonNull(zone, "zone");
         Objects.requireNonNull(options, "options");

@@ -1,5 +1,6 @@
 package dev.docket;
 
+import dev.docket.internal.text.TextRules;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -80,7 +81,7 @@ record WorkerConfig(String workerId, Duration pollInterval, Duration lease, Dura
     static String checkWorkerId(String workerId) {
         if (workerId == null || !WORKER_ID.matcher(workerId).matches()) {
             throw new IllegalArgumentException("workerId must be 1 to 128 characters of A-Z a-z 0-9 _ . : @ / -, was "
-                    + JobOptions.describe(workerId));
+                    + TextRules.describe(workerId));
         }
         return workerId;
     }

@@ -69,7 +69,7 @@ public record Workflow(String name, List<Step> steps, DependencyMode dependencyM
         private Builder(String name) {
             if (name == null || name.isBlank() || name.length() > 255 || !TextRules.isName(name)) {
                 throw new IllegalArgumentException("a workflow name must be 1 to 255 printable characters, was "
-                        + JobOptions.describe(name));
+                        + TextRules.describe(name));
             }
             this.name = name;
         }
@@ -87,7 +87,7 @@ public record Workflow(String name, List<Step> steps, DependencyMode dependencyM
         public Builder step(String step, String kind, Object payload, JobOptions options, String... after) {
             if (step == null || !STEP_NAME.matcher(step).matches()) {
                 throw new IllegalArgumentException("a step name must be 1 to 128 characters of A-Z a-z 0-9 _ . : -, was "
-                        + JobOptions.describe(step));
+                        + TextRules.describe(step));
             }
             Kinds.checkName(kind);
             Objects.requireNonNull(options, "options");
@@ -101,7 +101,7 @@ public record Workflow(String name, List<Step> steps, DependencyMode dependencyM
             for (String dep : after) {
                 if (dep == null || !STEP_NAME.matcher(dep).matches()) {
                     throw new IllegalArgumentException("step '" + step + "' waits for an invalid step name "
-                            + JobOptions.describe(dep));
+                            + TextRules.describe(dep));
                 }
             }
             if (List.of(after).stream().distinct().count() != after.length) {

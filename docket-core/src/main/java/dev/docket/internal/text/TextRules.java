@@ -20,7 +20,7 @@ package dev.docket.internal.text;
  * </ul>
  * The SQL function {@code enqueue} applies the name rule too (migration V007). Callers own their
  * messages, which name the field and the rule and quote the value only as
- * {@code JobOptions.describe} shows it.
+ * {@link #describe} shows it.
  */
 public final class TextRules {
 
@@ -72,5 +72,19 @@ public final class TextRules {
             case Character.SPACE_SEPARATOR -> codePoint == ' ';
             default -> true;
         };
+    }
+
+    /** The value quoted for an error message: clipped, with anything that is not printable shown as {@code ?}. */
+    public static String describe(String value) {
+        if (value == null) {
+            return "null";
+        }
+        StringBuilder shown = new StringBuilder("'");
+        value.substring(0, Math.min(40, value.length())).codePoints()
+                .forEach(cp -> shown.appendCodePoint(isPrintable(cp) ? cp : '?'));
+        if (value.length() > 40) {
+            shown.append("... (").append(value.length()).append(" characters)");
+        }
+        return shown.append('\'').toString();
     }
 }
