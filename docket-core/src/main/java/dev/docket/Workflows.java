@@ -38,7 +38,7 @@ final class Workflows {
         this.store = store;
         this.kinds = kinds;
         this.inserter = inserter;
-        this.jdbc = new Jdbc(store.dataSource(), store.networkTimeout());
+        this.jdbc = store.jdbc();
     }
 
     /** Enqueues the workflow in {@code tx}, or in a transaction of its own when {@code tx} is null; returns its id. */

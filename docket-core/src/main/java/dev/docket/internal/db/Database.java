@@ -72,6 +72,11 @@ public final class Database {
         T run() throws SQLException;
     }
 
+    /** The JDBC helper every per-table class here uses, for work that spans tables in one transaction. */
+    public Jdbc jdbc() {
+        return jdbc;
+    }
+
     /** Runs {@code call}; a failure becomes a {@link DocketException} saying "docket: {@code what} failed: ...". */
     public static <T> T call(String what, Call<T> call) {
         try {
