@@ -232,7 +232,11 @@ final class ChaosCheck {
     }
 
     /**
-     * When each job of {@code loss} was claimed again, as the database recorded it. A job whose held
+     * When each job of {@code loss} was claimed again, as the database recorded it: the next attempt's
+     * start, or, when that attempt never ran because its own worker died holding it unstarted (a poison
+     * job halts a worker the harness did not kill, and its claimed-ahead jobs leave no trace), its rescue
+     * less one lease, the latest it can have been claimed (a claim sets the lease, heartbeats only
+     * extend it). A job whose held
      * attempt itself finished before that attempt's lease ran out was not lost: its outcome was already
      * on its way to the server when the process was killed or the host cut (the harness reads what a
      * worker holds just after the blow), and no later attempt is owed.
@@ -245,14 +249,21 @@ final class ChaosCheck {
                 SELECT f.id, coalesce(
                          (SELECT min(h.attempted_at) FROM %1$s.job_history h WHERE h.id = f.id AND h.attempt = f.attempt + 1),
                          (SELECT d.attempted_at FROM %1$s.dead_jobs d WHERE d.id = f.id AND d.attempt = f.attempt + 1),
-                         (SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt > f.attempt)) AS at,
+                         least((SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt > f.attempt),
+                               (SELECT min((e->>'at')::timestamptz) - ?::interval
+                                  FROM (SELECT errors FROM %1$s.jobs WHERE id = f.id
+                                        UNION ALL SELECT errors FROM %1$s.job_history WHERE id = f.id
+                                        UNION ALL SELECT errors FROM %1$s.dead_jobs WHERE id = f.id) j,
+                                       jsonb_array_elements(j.errors) e
+                                 WHERE (e->>'attempt')::int = f.attempt + 1 AND e->>'error' LIKE 'lease expired%%'))) AS at,
                        coalesce(
                          (SELECT min(h.finished_at) FROM %1$s.job_history h WHERE h.id = f.id AND h.attempt = f.attempt),
                          (SELECT d.died_at FROM %1$s.dead_jobs d WHERE d.id = f.id AND d.attempt = f.attempt)) AS own,
                        (SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt = f.attempt) AS started
                   FROM unnest(?::bigint[], ?::int[]) AS f(id, attempt)""".formatted(S))) {
-            ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
-            ps.setArray(2, c.createArrayOf("int4", ids.stream().map(loss.held()::get).toArray()));
+            ps.setString(1, o.lease().toMillis() + " milliseconds");
+            ps.setArray(2, c.createArrayOf("bigint", ids.toArray()));
+            ps.setArray(3, c.createArrayOf("int4", ids.stream().map(loss.held()::get).toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     OffsetDateTime at = rs.getObject(2, OffsetDateTime.class);
