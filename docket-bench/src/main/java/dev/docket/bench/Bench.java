@@ -215,9 +215,9 @@ public final class Bench {
                 case "single" -> single(sut);
                 case "drain", "txhandler" -> drain(sut, concurrency, ds);
                 case "pickup" -> Pickup.run(sut, o.pickupJobs());
-                case "steady" -> RateLoad.steady(sut, concurrency, drainRate(system, config, concurrency), o.steadyDuration());
+                case "steady" -> RateLoad.steady(sut, concurrency, drainRate(system, config, concurrency), o.steadyDuration(), ds);
                 case "soak" -> RateLoad.soak(sut, concurrency, drainRate(system, config, concurrency), o.soakDuration(), ds);
-                case "scaleout" -> ScaleOut.run((DocketSut) sut, url, point.processes(), concurrency, o.jobs(), drainLimit());
+                case "scaleout" -> ScaleOut.run((DocketSut) sut, ds, url, point.processes(), concurrency, o.jobs(), drainLimit());
                 case "fairness" -> TenantFairness.run(((DocketSut) sut).docket(), 2 * o.jobs(), config);
                 case "sequences" -> SequenceDrain.run(((DocketSut) sut).docket(), o.jobs(), config);
                 case "ratelimit" -> RateLimitLoad.run(ds, o.jobs(), concurrency, config);
@@ -301,7 +301,7 @@ public final class Bench {
         sut.startWorkers(concurrency, Sut.Starts.NONE);
         long limit = t0 + drainLimit().toNanos();
         long left;
-        while ((left = sut.liveCount()) > 0 && System.nanoTime() < limit) {
+        while ((left = sut.liveJobs().count(ds)) > 0 && System.nanoTime() < limit) {
             Thread.sleep(20);
         }
         double s = (System.nanoTime() - t0) / 1e9;

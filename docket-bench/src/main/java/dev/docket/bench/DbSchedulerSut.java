@@ -34,9 +34,12 @@ final class DbSchedulerSut implements Sut {
 
     @Override
     public List<String> configs(String scenario) {
-        // fairness, sequences, ratelimit: no tenant caps, keys or rate limits to compare; scale-out measures Docket only
-        return scenario.equals("fairness") || scenario.equals("scaleout") || scenario.equals("sequences")
-                || scenario.equals("ratelimit") ? List.of() : List.of("lock-and-fetch");
+        return DOCKET_ONLY.contains(scenario) ? List.of() : List.of("lock-and-fetch");
+    }
+
+    @Override
+    public LiveJobs liveJobs() {
+        return new LiveJobs("SELECT count(*) FROM scheduled_tasks", List.of("scheduled_tasks"));
     }
 
     @Override
@@ -107,20 +110,5 @@ final class DbSchedulerSut implements Sut {
         if (s != null) {
             s.stop();
         }
-    }
-
-    @Override
-    public long liveCount() throws Exception {
-        return Db.count(ds, "SELECT count(*) FROM scheduled_tasks");
-    }
-
-    @Override
-    public List<String> relations() {
-        return List.of("scheduled_tasks");
-    }
-
-    @Override
-    public void close() {
-        stopWorkers();
     }
 }

@@ -25,7 +25,6 @@ final class DocketSut implements Sut {
 
     static final String TRANSACTIONAL = "transactional";
 
-    private DataSource ds;
     private boolean transactional;
     private Docket docket;
     private Worker worker;
@@ -49,8 +48,12 @@ final class DocketSut implements Sut {
     }
 
     @Override
+    public LiveJobs liveJobs() {
+        return new LiveJobs("SELECT count(*) FROM " + SCHEMA + ".jobs", List.of(SCHEMA + ".jobs"));
+    }
+
+    @Override
     public void open(String jdbcUrl, DataSource dataSource, String config) throws Exception {
-        this.ds = dataSource;
         Docket.Builder b = Docket.builder(dataSource).schema(SCHEMA);
         if (config.equals("delete")) {
             b.historyRetention(Duration.ZERO);
@@ -108,19 +111,9 @@ final class DocketSut implements Sut {
         }
     }
 
-    @Override
-    public long liveCount() throws Exception {
-        return Db.count(ds, "SELECT count(*) FROM bench.jobs");
-    }
-
-    @Override
-    public List<String> relations() {
-        return List.of("bench.jobs");
-    }
-
+    /** Closing Docket stops its workers too. */
     @Override
     public void close() {
-        stopWorkers();
         if (docket != null) {
             docket.close();
         }

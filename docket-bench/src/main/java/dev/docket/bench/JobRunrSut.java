@@ -24,7 +24,6 @@ final class JobRunrSut implements Sut {
     // JobRunr rejects anything below 5 s ("otherwise it will cause too much load on your datastore").
     static final Duration POLL = Duration.ofSeconds(5);
 
-    private DataSource ds;
     private JsonMapper mapper;
     private PostgresStorageProvider storage;
     private JobScheduler scheduler;
@@ -37,14 +36,17 @@ final class JobRunrSut implements Sut {
 
     @Override
     public List<String> configs(String scenario) {
-        // fairness, sequences, ratelimit: no tenant caps, keys or rate limits to compare; scale-out measures Docket only
-        return scenario.equals("fairness") || scenario.equals("scaleout") || scenario.equals("sequences")
-                || scenario.equals("ratelimit") ? List.of() : List.of("poll " + POLL.toMillis() + "ms");
+        return DOCKET_ONLY.contains(scenario) ? List.of() : List.of("poll " + POLL.toMillis() + "ms");
+    }
+
+    @Override
+    public LiveJobs liveJobs() {
+        return new LiveJobs("SELECT count(*) FROM jobrunr_jobs WHERE state NOT IN ('SUCCEEDED', 'FAILED', 'DELETED')",
+                List.of("jobrunr_jobs"));
     }
 
     @Override
     public void open(String jdbcUrl, DataSource dataSource, String config) {
-        this.ds = dataSource;
         mapper = new JacksonJsonMapper();
         storage = new PostgresStorageProvider(dataSource);
         storage.setJobMapper(new JobMapper(mapper));
@@ -82,16 +84,6 @@ final class JobRunrSut implements Sut {
             server.stop();
             server = null;
         }
-    }
-
-    @Override
-    public long liveCount() throws Exception {
-        return Db.count(ds, "SELECT count(*) FROM jobrunr_jobs WHERE state NOT IN ('SUCCEEDED', 'FAILED', 'DELETED')");
-    }
-
-    @Override
-    public List<String> relations() {
-        return List.of("jobrunr_jobs");
     }
 
     @Override

@@ -32,12 +32,10 @@ final class NodeSut implements Sut {
 
     private final String name;
     private final String config;
-    private final String liveCountSql;
-    private final String relation;
+    private final LiveJobs liveJobs;
     private final Map<Long, CompletableFuture<Void>> calls = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private volatile Starts starts = Starts.NONE;
-    private DataSource ds;
     private Process process;
     private Writer stdin;
 
@@ -50,8 +48,7 @@ final class NodeSut implements Sut {
     private NodeSut(String name, String config, String liveCountSql, String relation) {
         this.name = name;
         this.config = config;
-        this.liveCountSql = liveCountSql;
-        this.relation = relation;
+        this.liveJobs = new LiveJobs(liveCountSql, List.of(relation));
     }
 
     /**
@@ -80,19 +77,16 @@ final class NodeSut implements Sut {
 
     @Override
     public List<String> configs(String scenario) {
-        // fairness, sequences, ratelimit: no tenant caps, keys or rate limits to compare; scale-out measures Docket only
-        return scenario.equals("fairness") || scenario.equals("scaleout") || scenario.equals("sequences")
-                || scenario.equals("ratelimit") ? List.of() : List.of(config);
+        return DOCKET_ONLY.contains(scenario) ? List.of() : List.of(config);
     }
 
     @Override
-    public List<String> relations() {
-        return List.of(relation);
+    public LiveJobs liveJobs() {
+        return liveJobs;
     }
 
     @Override
     public void open(String jdbcUrl, DataSource dataSource, String config) throws Exception {
-        this.ds = dataSource;
         process = NodeRuntime.start(name);
         stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
         Thread reader = new Thread(this::readAnswers, name() + "-driver");
@@ -189,11 +183,6 @@ final class NodeSut implements Sut {
     public void stopWorkers() throws Exception {
         call("stop", Map.of());
         starts = Starts.NONE;
-    }
-
-    @Override
-    public long liveCount() throws Exception {
-        return Db.count(ds, liveCountSql);
     }
 
     @Override

@@ -20,9 +20,10 @@ final class RateLoad {
     private static final double FALLBACK_RATE = 1000;
 
     /** (4) steady state: 70% of the drain rate; completed rate and backlog. */
-    static Map<String, double[]> steady(Sut sut, int concurrency, double drainRate, Duration duration) throws Exception {
+    static Map<String, double[]> steady(Sut sut, int concurrency, double drainRate, Duration duration, DataSource ds)
+            throws Exception {
         double rate = Double.isNaN(drainRate) ? FALLBACK_RATE : 0.7 * drainRate;
-        Produced p = produceAtRate(sut, concurrency, rate, duration, null);
+        Produced p = produceAtRate(sut, ds, concurrency, rate, duration, null);
         Map<String, double[]> m = new LinkedHashMap<>();
         m.put("offered jobs/s", new double[]{p.enqueued / p.seconds});
         m.put("completed jobs/s", new double[]{(p.enqueued - p.backlogEnd) / p.seconds});
@@ -35,7 +36,7 @@ final class RateLoad {
     static Map<String, double[]> soak(Sut sut, int concurrency, double drainRate, Duration duration, DataSource ds)
             throws Exception {
         double rate = Double.isNaN(drainRate) ? FALLBACK_RATE : 0.5 * drainRate;
-        Produced p = produceAtRate(sut, concurrency, rate, duration, () -> relationSize(ds, sut));
+        Produced p = produceAtRate(sut, ds, concurrency, rate, duration, () -> relationSize(ds, sut));
         Map<String, double[]> m = new LinkedHashMap<>();
         m.put("offered jobs/s", new double[]{p.enqueued / p.seconds});
         m.put("start p99 ms (first 10%)", new double[]{p.first.getValueAtPercentile(99) / 1000.0});
@@ -49,7 +50,7 @@ final class RateLoad {
     private static double relationSize(DataSource ds, Sut sut) {
         try {
             long total = 0;
-            for (String r : sut.relations()) {
+            for (String r : sut.liveJobs().relations()) {
                 total += Db.count(ds, "SELECT pg_total_relation_size('" + r + "')");
             }
             return total / 1024.0;
@@ -62,9 +63,12 @@ final class RateLoad {
                             Histogram last, double sizeStart, double sizeEnd) {
     }
 
-    /** Enqueues at {@code rate} jobs/s in 10 ms ticks while workers run; measures enqueue-to-start latency. */
-    private static Produced produceAtRate(Sut sut, int concurrency, double rate, Duration duration, Supplier<Double> size)
-            throws Exception {
+    /**
+     * Enqueues at {@code rate} jobs/s in 10 ms ticks while workers run; measures enqueue-to-start latency, and
+     * the backlog on {@code ds}.
+     */
+    private static Produced produceAtRate(Sut sut, DataSource ds, int concurrency, double rate, Duration duration,
+                                          Supplier<Double> size) throws Exception {
         long ticks = duration.toMillis() / 10;
         int cap = (int) Math.min(50_000_000, Math.ceil(rate * duration.toMillis() / 1000.0) + ticks + 10);
         long[] committed = new long[cap];
@@ -91,7 +95,7 @@ final class RateLoad {
                 seq = target;
             }
             if (tick == ticks / 2) {
-                backlogMid = sut.liveCount();
+                backlogMid = sut.liveJobs().count(ds);
             }
             if (size != null && tick == Math.max(1, ticks / 10)) {
                 sizeStart = size.get();
@@ -102,7 +106,7 @@ final class RateLoad {
             }
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
-        long backlogEnd = sut.liveCount();
+        long backlogEnd = sut.liveJobs().count(ds);
         double sizeEnd = size == null ? Double.NaN : size.get();
         sut.stopWorkers();
         Histogram first = new Histogram(3_600_000_000L, 3);

@@ -27,7 +27,6 @@ final class RawSut implements Sut {
             RETURNING id, payload""";
 
     private String url;
-    private DataSource ds;
     private int batch;
     private final ThreadLocal<Connection> producer = new ThreadLocal<>();
     private final List<Connection> producers = new ArrayList<>();
@@ -41,17 +40,23 @@ final class RawSut implements Sut {
 
     @Override
     public List<String> configs(String scenario) {
+        if (DOCKET_ONLY.contains(scenario)) {
+            return List.of();
+        }
         return switch (scenario) {
             case "drain", "steady", "soak" -> List.of("B=10", "B=100");
-            case "fairness", "scaleout", "sequences", "ratelimit" -> List.of(); // no tenants or keys; scale-out measures Docket only
             default -> List.of("B=10");
         };
     }
 
     @Override
+    public LiveJobs liveJobs() {
+        return new LiveJobs("SELECT count(*) FROM raw_jobs", List.of("raw_jobs", "raw_jobs_ready"));
+    }
+
+    @Override
     public void open(String jdbcUrl, DataSource dataSource, String config) throws Exception {
         this.url = jdbcUrl;
-        this.ds = dataSource;
         this.batch = Integer.parseInt(config.substring(2));
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             s.execute("""
@@ -151,16 +156,6 @@ final class RawSut implements Sut {
             t.join(10_000);
         }
         threads.clear();
-    }
-
-    @Override
-    public long liveCount() throws Exception {
-        return Db.count(ds, "SELECT count(*) FROM raw_jobs");
-    }
-
-    @Override
-    public List<String> relations() {
-        return List.of("raw_jobs", "raw_jobs_ready");
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 
 /**
  * Scale-out: N pre-enqueued no-op jobs drained by P worker processes (separate JVMs running
@@ -21,8 +22,8 @@ final class ScaleOut {
     private ScaleOut() {
     }
 
-    static Map<String, double[]> run(DocketSut sut, String jdbcUrl, int processes, int concurrency, int jobs,
-                                     Duration limit) throws Exception {
+    static Map<String, double[]> run(DocketSut sut, DataSource ds, String jdbcUrl, int processes, int concurrency,
+                                     int jobs, Duration limit) throws Exception {
         for (int i = 0; i < jobs; i += Bench.CHUNK) {
             sut.enqueueBatch(i, Math.min(Bench.CHUNK, jobs - i));
         }
@@ -40,7 +41,7 @@ final class ScaleOut {
             }
             long deadline = t0 + limit.toNanos();
             long left;
-            while ((left = sut.liveCount()) > 0 && System.nanoTime() < deadline) {
+            while ((left = sut.liveJobs().count(ds)) > 0 && System.nanoTime() < deadline) {
                 for (Process p : workers) {
                     if (!p.isAlive()) {
                         throw new IllegalStateException("a worker process exited with " + p.exitValue());

@@ -1,6 +1,7 @@
 package dev.docket.bench;
 
 import java.util.List;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -9,10 +10,30 @@ import javax.sql.DataSource;
  */
 interface Sut extends AutoCloseable {
 
+    /**
+     * The scenarios that measure what only Docket has (tenant caps, sequence keys, rate limits) or Docket
+     * alone (scale-out): the peers measure none of them.
+     */
+    Set<String> DOCKET_ONLY = Set.of("fairness", "scaleout", "sequences", "ratelimit");
+
     String name();
 
-    /** The configurations measured for a scenario, e.g. claim batch sizes; the first is the default. */
+    /** The configurations measured for a scenario, e.g. claim batch sizes; the first is the default; none to skip it. */
     List<String> configs(String scenario);
+
+    /**
+     * Where a system keeps the jobs it has not yet durably completed.
+     *
+     * @param countSql  a {@code count(*)} of those jobs
+     * @param relations the relation names (table and indexes) that hold them, for size reports
+     */
+    record LiveJobs(String countSql, List<String> relations) {
+
+        /** How many jobs are live now, read on {@code ds} (the database the system was opened on). */
+        long count(DataSource ds) throws Exception {
+            return Db.count(ds, countSql);
+        }
+    }
 
     /** Creates the system's schema on a fresh, empty database and readies it in {@code config}. */
     void open(String jdbcUrl, DataSource dataSource, String config) throws Exception;
@@ -38,12 +59,12 @@ interface Sut extends AutoCloseable {
 
     void stopWorkers() throws Exception;
 
-    /** Jobs not yet durably completed. */
-    long liveCount() throws Exception;
+    /** Where the jobs not yet durably completed are, to count them and size their relations. */
+    LiveJobs liveJobs();
 
-    /** Relation names (table and indexes) that hold live jobs, for size reports. */
-    List<String> relations();
-
+    /** Stops the workers and frees what {@link #open} took; by default only stops the workers. */
     @Override
-    void close() throws Exception;
+    default void close() throws Exception {
+        stopWorkers();
+    }
 }

@@ -23,27 +23,18 @@ import javax.sql.DataSource;
  * completed twice, duplicate executions each explained by a disturbance, poison jobs dead, and the
  * time from each lost lease (a SIGKILL, a cut host) to the job's next claim, as the database
  * recorded it (the next attempt's {@code attempted_at}, or its first ledger row).
+ *
+ * @param o        the run's options
+ * @param db       the harness's pool on the database the workers used
+ * @param fleet    the worker JVMs, and what was done to each
+ * @param database the database server(s), and the disruption they went through
+ * @param outage   the disruption's, or null when there was none
  */
-final class ChaosCheck {
+record ChaosCheck(ChaosOptions o, DataSource db, WorkerFleet fleet, ChaosDatabase database, Outage outage) {
 
     private static final String S = ChaosHarness.SCHEMA;
     /** The metadata tag that ties the last batch's jobs to their callback (one value per enqueued batch). */
     static final String BATCH_TAG = "chaos.batch";
-
-    private final ChaosOptions o;
-    private final DataSource db;
-    private final WorkerFleet fleet;
-    private final ChaosDatabase database;
-    private final Outage outage;
-
-    /** @param outage the disruption's, or null when there was none */
-    ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosDatabase database, Outage outage) {
-        this.o = options;
-        this.db = db;
-        this.fleet = fleet;
-        this.database = database;
-        this.outage = outage;
-    }
 
     /** The re-claim bound: a lease, one maintenance interval (the rescuer's), and 2 s for a producer to claim. */
     Duration bound() {

@@ -44,6 +44,8 @@ public final class ChaosHarness {
     private HikariDataSource producer;
     private WorkerFleet fleet;
     private HostCut cut;
+    /** The host cut, once it happened (a run may end before its disruption is due). */
+    private HostCut.Healed healed;
     private List<String> aliveAtDisruption = List.of();
     private Outage outage;
 
@@ -147,7 +149,7 @@ public final class ChaosHarness {
         }, () -> {
             aliveAtDisruption = fleet.alive();
             if (cut != null) {
-                cut.run();
+                healed = cut.run();
             } else {
                 outage = database.disrupt();
             }
@@ -288,8 +290,8 @@ public final class ChaosHarness {
         if (audit != null) {
             audit.resumption(report, check, aliveAtDisruption);
         }
-        if (cut != null) {
-            cut.check(report, check, longJobs, runDir);
+        if (healed != null) {
+            cut.check(healed, report, check, longJobs, runDir);
         }
         report.print(drained, (System.nanoTime() - started) / 1e9);
         return drained && report.ok();

@@ -27,26 +27,27 @@ import javax.sql.DataSource;
  * their re-claim elsewhere); after the heal its handlers of jobs it lost must be interrupted, its
  * writes about them fenced out (no job completes twice), and its workers must work again without a
  * restart.
+ *
+ * @param o       the run's options
+ * @param network the hosts' network namespaces, where the cut is made
+ * @param fleet   the worker JVMs
+ * @param db      the harness's pool
  */
-final class HostCut {
+record HostCut(ChaosOptions o, HostNetwork network, WorkerFleet fleet, DataSource db) {
 
     static final int HOST = 1;
 
-    private final ChaosOptions o;
-    private final HostNetwork network;
-    private final WorkerFleet fleet;
-    private final DataSource db;
-    private List<String> cutWorkers = List.of();
-    private Instant healedAt;
-
-    HostCut(ChaosOptions options, HostNetwork network, WorkerFleet fleet, DataSource db) {
-        this.o = options;
-        this.network = network;
-        this.fleet = fleet;
-        this.db = db;
+    /**
+     * A cut that happened, for {@link #check}.
+     *
+     * @param cutWorkers the workers on the host when it was cut off
+     * @param healedAt   when the host was healed, by the database clock
+     */
+    record Healed(List<String> cutWorkers, Instant healedAt) {
     }
 
-    void run() throws Exception {
+    /** Cuts the host off for the outage's length while the fleet goes on, heals it, and says what was cut. */
+    Healed run() throws Exception {
         // A cut of a host whose workers are still starting (replacements of killed ones) proves nothing: wait,
         // up to a lease, until its workers hold jobs (the jobs slow on it went in two seconds ago).
         long busyBy = System.nanoTime() + o.lease().toNanos();
@@ -54,7 +55,7 @@ final class HostCut {
             fleet.replaceCrashed();
             TimeUnit.MILLISECONDS.sleep(50);
         }
-        cutWorkers = fleet.onHost(HOST);
+        List<String> cutWorkers = fleet.onHost(HOST);
         Instant at = Sql.retrying(() -> Sql.now(db));
         network.cut(HOST);
         Map<Long, Integer> held = Sql.retrying(() -> fleet.heldBy(cutWorkers));
@@ -70,8 +71,9 @@ final class HostCut {
             TimeUnit.MILLISECONDS.sleep(50);
         }
         network.heal(HOST);
-        healedAt = Sql.retrying(() -> Sql.now(db));
+        Instant healedAt = Sql.retrying(() -> Sql.now(db));
         System.out.printf(Locale.ROOT, "chaos: host %d healed%n", HOST);
+        return new Healed(cutWorkers, healedAt);
     }
 
     /**
@@ -107,10 +109,10 @@ final class HostCut {
         return o.networkTimeout().plus(o.lease().dividedBy(5)).plusSeconds(3);
     }
 
-    void check(ChaosReport r, ChaosCheck check, Collection<Long> longJobs, Path runDir) throws SQLException, IOException {
-        if (healedAt == null) {
-            return;
-        }
+    void check(Healed healed, ChaosReport r, ChaosCheck check, Collection<Long> longJobs, Path runDir)
+            throws SQLException, IOException {
+        List<String> cutWorkers = healed.cutWorkers();
+        Instant healedAt = healed.healedAt();
         long lostHandlers = 0;
         long interrupted = 0;
         long lastMillis = 0;

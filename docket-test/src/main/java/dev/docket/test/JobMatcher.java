@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * What {@link DocketAssertions} look for in a job: always its kind, and optionally its payload (as a
@@ -35,11 +36,12 @@ public final class JobMatcher {
     }
 
     private final String kind;
+    /** Immutable: {@link #with} builds a new list. */
     private final List<Condition> conditions;
 
     private JobMatcher(String kind, List<Condition> conditions) {
         this.kind = kind;
-        this.conditions = List.copyOf(conditions);
+        this.conditions = conditions;
     }
 
     /** Jobs of {@code kind}. */
@@ -129,9 +131,7 @@ public final class JobMatcher {
     }
 
     private JobMatcher with(Condition condition) {
-        List<Condition> all = new ArrayList<>(conditions);
-        all.add(condition);
-        return new JobMatcher(kind, all);
+        return new JobMatcher(kind, Stream.concat(conditions.stream(), Stream.of(condition)).toList());
     }
 
     /** Why {@code job} does not match, one reason per failed condition; empty when it matches. */

@@ -1,8 +1,9 @@
 package dev.docket.examples.shop;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.springframework.stereotype.Component;
 
@@ -10,35 +11,32 @@ import org.springframework.stereotype.Component;
 @Component
 public class Mailer {
 
-    private final List<String> sent = new ArrayList<>();
+    private final List<String> sent = new CopyOnWriteArrayList<>();
+    /** One permit per mail sent, for {@link #awaitSent}. */
+    private final Semaphore sentPermits = new Semaphore(0);
 
     public void send(String to, String subject) {
         System.out.println("mail to " + to + ": " + subject);
-        synchronized (sent) {
-            sent.add(to + ": " + subject);
-            sent.notifyAll();
-        }
+        sent.add(to + ": " + subject);
+        sentPermits.release();
     }
 
-    /** Waits until {@code count} mails are sent; false if {@code timeout} passes first. */
+    /**
+     * Waits until {@code count} mails are sent; false if {@code timeout} passes first.
+     *
+     * @throws IllegalArgumentException if {@code count} is negative
+     */
     public boolean awaitSent(int count, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (sent) {
-            while (sent.size() < count) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                TimeUnit.NANOSECONDS.timedWait(sent, left);
-            }
-            return true;
+        if (!sentPermits.tryAcquire(count, timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            return false;
         }
+        // The permits only counted the mails: handed back, a later wait counts them again.
+        sentPermits.release(count);
+        return true;
     }
 
     /** The mails sent so far, as {@code "to: subject"}. */
     public List<String> sent() {
-        synchronized (sent) {
-            return List.copyOf(sent);
-        }
+        return List.copyOf(sent);
     }
 }
