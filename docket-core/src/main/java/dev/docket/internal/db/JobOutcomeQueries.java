@@ -32,6 +32,11 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
      */
     public Set<Fence> writeOutcomes(String workerId, List<Outcome> outcomes, boolean keepHistory, boolean asyncCommit)
             throws SQLException {
+        if (!asyncCommit && oneKind(outcomes)) {
+            // One statement is atomic on its own: auto-commit saves the COMMIT round trip, and a worker cut
+            // off between its statement and its COMMIT can no longer hold the rows' locks meanwhile.
+            return jdbc.autoCommit(c -> writeOutcomes(c, workerId, outcomes, keepHistory));
+        }
         return jdbc.transaction(c -> {
             if (asyncCommit) {
                 Jdbc.execute(c, sql.get("jobOutcomesAsyncCommit"), Jdbc.NO_PARAMETERS);
@@ -58,6 +63,16 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
         } catch (FencedOut e) {
             return null;
         }
+    }
+
+    /** Whether every outcome is of one kind, so that {@link #writeOutcomes(Connection, String, List, boolean)} runs one statement. */
+    private static boolean oneKind(List<Outcome> outcomes) {
+        for (Outcome o : outcomes) {
+            if (o.getClass() != outcomes.getFirst().getClass()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Rolls back a transaction whose outcome matched no row; never leaves {@link #writeOutcomeWith}. */
