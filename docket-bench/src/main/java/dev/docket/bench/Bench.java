@@ -149,6 +149,9 @@ public final class Bench {
 
     private void runScenario(String system, String scenario) {
         for (String config : newSut(system).configs(scenario)) {
+            if (!o.configs().isEmpty() && !o.configs().contains(config)) {
+                continue;
+            }
             for (Point point : points(scenario, config)) {
                 String label = point.label();
                 for (int rep = 0; rep < o.reps(); rep++) {

@@ -10,7 +10,7 @@ import java.util.Locale;
 record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int reps, boolean quick,
                     String synchronousCommit, Path out, String databaseUrl, List<Integer> concurrencies,
                     int pickupJobs, Duration singleDuration, Duration steadyDuration, Duration soakDuration,
-                    int producers, List<Integer> processes) {
+                    int producers, List<Integer> processes, List<String> configs) {
 
     static final List<String> ALL_SYSTEMS = List.of("docket", "raw", "db-scheduler", "jobrunr", "graphile-worker",
             "pg-boss");
@@ -30,6 +30,7 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
         List<Integer> conc = List.of(8, 64);
         Duration soak = null;
         List<Integer> processes = List.of(1, 2, 4);
+        List<String> configs = List.of();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -43,6 +44,7 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
                 case "--database-url" -> url = args[++i];
                 case "--concurrency" -> conc = positiveInts("--concurrency", args[++i]);
                 case "--processes" -> processes = positiveInts("--processes", args[++i]);
+                case "--configs" -> configs = List.of(args[++i].split(","));
                 case "--soak-duration" -> soak = Duration.parse("PT" + args[++i].toUpperCase(Locale.ROOT));
                 case "--help", "-h" -> {
                     System.out.println(HELP);
@@ -70,7 +72,7 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
         return new BenchOptions(systems, scenarios, jobs != null ? jobs : quick ? 5_000 : 100_000,
                 reps != null ? reps : quick ? 1 : 3, quick, sc, out, url, conc, quick ? 50 : 500,
                 Duration.ofSeconds(quick ? 2 : 10), Duration.ofSeconds(quick ? 3 : 30),
-                soak != null ? soak : Duration.ofSeconds(quick ? 5 : 600), 4, processes);
+                soak != null ? soak : Duration.ofSeconds(quick ? 5 : 600), 4, processes, configs);
     }
 
     private static List<Integer> positiveInts(String option, String list) {
@@ -96,6 +98,8 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
               --reps N                  repetitions, the median is reported (default 3; 1 with --short)
               --concurrency LIST        worker concurrencies for drain and scaleout (default 8,64)
               --processes LIST          worker JVMs for scaleout (default 1,2,4)
+              --configs LIST            only these configurations of each system, e.g. default or delete
+                                 for Docket's history kept or not (default: every configuration)
               --soak-duration D         soak length, e.g. 10m, 90s (default 10m; 5s with --short)
               --short                   a few seconds per scenario, for CI (no speed assertions)
               --synchronous-commit on|off   (default on)
