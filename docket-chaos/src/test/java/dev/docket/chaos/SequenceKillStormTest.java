@@ -1,6 +1,7 @@
 package dev.docket.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -10,6 +11,7 @@ import dev.docket.JobOptions;
 import dev.docket.JobState;
 import dev.docket.NewJob;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -53,18 +55,18 @@ class SequenceKillStormTest {
                 }
 
                 long started = System.nanoTime();
-                long nextKill = started + TimeUnit.SECONDS.toNanos(2);
-                // Drained: all that can run ran; the halted key's three later jobs wait.
-                while (Sql.count(harness, "SELECT count(*) FROM " + S + ".jobs WHERE kind <> 'tick'") > 3
-                        || Sql.count(harness, "SELECT count(*) FROM " + S + ".jobs WHERE state = 'waiting'") < 3) {
-                    assertThat(System.nanoTime() - started).as("drained in time").isLessThan(TimeUnit.SECONDS.toNanos(120));
+                long[] nextKill = {started + TimeUnit.SECONDS.toNanos(2)};
+                // Drained: all that can run ran; the halted key's three later jobs wait. Each poll also
+                // replaces crashed workers and, for the first 20 s, kills one every 2 s.
+                await("drained").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).until(() -> {
                     fleet.replaceCrashed();
-                    if (System.nanoTime() >= nextKill && System.nanoTime() - started < TimeUnit.SECONDS.toNanos(20)) {
+                    if (System.nanoTime() >= nextKill[0] && System.nanoTime() - started < TimeUnit.SECONDS.toNanos(20)) {
                         fleet.killOne();
-                        nextKill += TimeUnit.SECONDS.toNanos(2);
+                        nextKill[0] += TimeUnit.SECONDS.toNanos(2);
                     }
-                    TimeUnit.MILLISECONDS.sleep(100);
-                }
+                    return Sql.count(harness, "SELECT count(*) FROM " + S + ".jobs WHERE kind <> 'tick'") <= 3
+                            && Sql.count(harness, "SELECT count(*) FROM " + S + ".jobs WHERE state = 'waiting'") >= 3;
+                });
                 assertThat(fleet.losses()).as("kills").hasSizeGreaterThanOrEqualTo(8);
 
                 SequenceChaos.Result result = SequenceChaos.check(harness, fleet::disturbance);
@@ -84,12 +86,11 @@ class SequenceKillStormTest {
                 assertThat(why.reasons().getFirst().facts()).containsEntry("deadJobId", Long.toString(halting));
 
                 assertThat(docket.admin().discardDead(halting)).isTrue();
-                long resumed = System.nanoTime();
-                while (Sql.count(harness, "SELECT count(*) FROM " + S + ".jobs WHERE kind <> 'tick'") > 0) {
-                    assertThat(System.nanoTime() - resumed).as("the halted key resumed").isLessThan(TimeUnit.SECONDS.toNanos(30));
-                    fleet.replaceCrashed();
-                    TimeUnit.MILLISECONDS.sleep(100);
-                }
+                await("the halted key resumed").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> {
+                            fleet.replaceCrashed();
+                            return Sql.count(harness, "SELECT count(*) FROM " + S + ".jobs WHERE kind <> 'tick'") == 0;
+                        });
                 SequenceChaos.Result after = SequenceChaos.check(harness, fleet::disturbance);
                 assertThat(after.completed()).isEqualTo(50 * 200 + 5 + 5);
                 assertThat(after.outOfOrder()).isZero();
