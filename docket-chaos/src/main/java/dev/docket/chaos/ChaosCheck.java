@@ -24,13 +24,13 @@ import javax.sql.DataSource;
  * time from each lost lease (a SIGKILL, a cut host) to the job's next claim, as the database
  * recorded it (the next attempt's {@code attempted_at}, or its first ledger row).
  *
- * @param o        the run's options
+ * @param options  the run's options
  * @param db       the harness's pool on the database the workers used
  * @param fleet    the worker JVMs, and what was done to each
  * @param database the database server(s), and the disruption they went through
  * @param outage   the disruption's, or null when there was none
  */
-record ChaosCheck(ChaosOptions o, DataSource db, WorkerFleet fleet, ChaosDatabase database, Outage outage) {
+record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosDatabase database, Outage outage) {
 
     private static final String S = ChaosHarness.SCHEMA;
     /** The metadata tag that ties the last batch's jobs to their callback (one value per enqueued batch). */
@@ -38,7 +38,7 @@ record ChaosCheck(ChaosOptions o, DataSource db, WorkerFleet fleet, ChaosDatabas
 
     /** The re-claim bound: a lease, one maintenance interval (the rescuer's), and 2 s for a producer to claim. */
     Duration bound() {
-        return o.lease().plusMillis(200).plusSeconds(2);
+        return options.lease().plusMillis(200).plusSeconds(2);
     }
 
     /**
@@ -48,7 +48,7 @@ record ChaosCheck(ChaosOptions o, DataSource db, WorkerFleet fleet, ChaosDatabas
      * rescue cannot run without the database, nor without a leader.
      */
     Duration bound(Instant from, Instant to, LeaderLog leaders) {
-        Duration leaderLease = o.lease().dividedBy(2);
+        Duration leaderLease = options.lease().dividedBy(2);
         Duration b = bound().plus(leaderLease.plus(leaderLease.dividedBy(3))
                 .multipliedBy(leaders.changesBetween(from, to)));
         if (outage != null && outage.overlaps(from, to)) {
@@ -58,7 +58,7 @@ record ChaosCheck(ChaosOptions o, DataSource db, WorkerFleet fleet, ChaosDatabas
     }
 
     ChaosReport run(List<Long> enqueued, Set<Long> lostToFailover, LeaderLog leaders) throws SQLException {
-        ChaosReport r = new ChaosReport(o.poison());
+        ChaosReport r = new ChaosReport(options.poison());
         r.enqueued = enqueued.size();
         r.bound = bound();
         Set<Long> completed = new HashSet<>();
@@ -154,7 +154,7 @@ record ChaosCheck(ChaosOptions o, DataSource db, WorkerFleet fleet, ChaosDatabas
     /** Whether an execution started close enough to the outage that the outage may have cost it its lease or claim. */
     private boolean duringOutage(Instant executionStart) {
         return outage != null && outage.overlaps(executionStart.minusSeconds(1),
-                executionStart.plus(o.lease()).plusSeconds(1));
+                executionStart.plus(options.lease()).plusSeconds(1));
     }
 
     /**
@@ -252,7 +252,7 @@ record ChaosCheck(ChaosOptions o, DataSource db, WorkerFleet fleet, ChaosDatabas
                          (SELECT d.died_at FROM %1$s.dead_jobs d WHERE d.id = f.id AND d.attempt = f.attempt)) AS own,
                        (SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt = f.attempt) AS started
                   FROM unnest(?::bigint[], ?::int[]) AS f(id, attempt)""".formatted(S))) {
-            ps.setString(1, o.lease().toMillis() + " milliseconds");
+            ps.setString(1, options.lease().toMillis() + " milliseconds");
             ps.setArray(2, c.createArrayOf("bigint", ids.toArray()));
             ps.setArray(3, c.createArrayOf("int4", ids.stream().map(loss.held()::get).toArray()));
             try (ResultSet rs = ps.executeQuery()) {
@@ -264,7 +264,7 @@ record ChaosCheck(ChaosOptions o, DataSource db, WorkerFleet fleet, ChaosDatabas
                         long ms = Duration.between(loss.at(), at.toInstant()).toMillis();
                         r.reclaimed(ms, bound(loss.at(), at.toInstant(), leaders).toMillis());
                         max = Math.max(max, ms);
-                    } else if (own != null && own.toInstant().isBefore(loss.at().plus(o.lease()))) {
+                    } else if (own != null && own.toInstant().isBefore(loss.at().plus(options.lease()))) {
                         inFlight++;
                     } else {
                         r.neverReclaimed++;
