@@ -6,7 +6,6 @@ import dev.docket.DeadJobRepair;
 import dev.docket.DeadJobReplay;
 import dev.docket.DocketAdmin;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -59,20 +58,16 @@ final class DlqTriageCommands {
 
         @Override
         public Integer call() {
-            List<DeadJobGroup> groups;
-            try (Database db = database.openMigrated(2)) {
-                groups = db.docket().admin().deadJobGroups(DeadJobFilterOptions.blankToNull(kind), limit);
-            }
-            PrintWriter out = spec.commandLine().getOut();
-            if (groups.isEmpty()) {
-                out.println("No dead jobs" + (kind != null ? " of kind " + kind + "." : "."));
-            } else {
-                Table table = new Table("JOBS>", "KIND", "LAST DIED", "SIGNATURE");
-                groups.forEach(g -> table.row(g.count(), g.kind(), DlqCommand.TIME.format(g.lastDiedAt()), g.signature()));
-                table.print(out);
-            }
-            out.flush();
-            return 0;
+            List<DeadJobGroup> groups = withAdmin(admin -> admin.deadJobGroups(DeadJobFilterOptions.blankToNull(kind), limit));
+            return print(out -> {
+                if (groups.isEmpty()) {
+                    out.println("No dead jobs" + (kind != null ? " of kind " + kind + "." : "."));
+                } else {
+                    Table table = new Table("JOBS>", "KIND", "LAST DIED", "SIGNATURE");
+                    groups.forEach(g -> table.row(g.count(), g.kind(), DlqCommand.TIME.format(g.lastDiedAt()), g.signature()));
+                    table.print(out);
+                }
+            });
         }
     }
 
@@ -95,15 +90,9 @@ final class DlqTriageCommands {
 
         @Override
         public Integer call() {
-            DeadJobReplay replay;
-            try (Database db = database.openMigrated(2)) {
-                replay = db.docket().admin().startReplay(filter.query(), rate, max);
-            }
-            PrintWriter out = spec.commandLine().getOut();
-            out.println("replay " + replay.id() + ": " + replay.matched() + " dead jobs match"
+            DeadJobReplay replay = withAdmin(admin -> admin.startReplay(filter.query(), rate, max));
+            return println("replay " + replay.id() + ": " + replay.matched() + " dead jobs match"
                     + (replay.state() == DeadJobReplay.State.DONE ? "; nothing to do" : ", replaying at " + rate + "/s"));
-            out.flush();
-            return 0;
         }
     }
 
@@ -126,20 +115,12 @@ final class DlqTriageCommands {
 
         @Override
         public Integer call() {
-            if (id <= 0) {
-                throw CommandFailure.usage("a job id is a positive whole number, was " + id);
-            }
+            checkId("job", id);
             String json = jsonArgument("--payload", payload);
-            boolean repaired;
-            try (Database db = database.openMigrated(2)) {
-                repaired = db.docket().admin().repairDead(id, json, repairedBy(by));
-            }
-            if (!repaired) {
+            if (!withAdmin(admin -> admin.repairDead(id, json, repairedBy(by)))) {
                 throw CommandFailure.failed("no dead job " + id);
             }
-            spec.commandLine().getOut().println("repaired " + id + " (still dead: `docket dlq retry " + id + "` replays it)");
-            spec.commandLine().getOut().flush();
-            return 0;
+            return println("repaired " + id + " (still dead: `docket dlq retry " + id + "` replays it)");
         }
     }
 
@@ -181,16 +162,10 @@ final class DlqTriageCommands {
             DeadJobQuery group = DeadJobQuery.all().withKind(kind).withSignature(signature)
                     .withErrorContains(DeadJobFilterOptions.blankToNull(errorContains));
             String patch = jsonArgument("--merge-patch", mergePatch);
-            DeadJobRepair result;
-            try (Database db = database.openMigrated(2)) {
-                result = db.docket().admin().repairDeadGroup(group, patch, repairedBy(by), max, dryRun);
-            }
-            PrintWriter out = spec.commandLine().getOut();
-            out.println((dryRun ? "dry run: would change " : "changed ") + result.changed().size() + " of "
+            DeadJobRepair result = withAdmin(admin -> admin.repairDeadGroup(group, patch, repairedBy(by), max, dryRun));
+            return println((dryRun ? "dry run: would change " : "changed ") + result.changed().size() + " of "
                     + result.matched() + " dead jobs" + (result.changed().isEmpty() ? ""
                     : ": " + result.changed().stream().map(String::valueOf).reduce((a, b) -> a + " " + b).orElse("")));
-            out.flush();
-            return 0;
         }
     }
 }

@@ -11,7 +11,6 @@ import dev.docket.JobOptions;
 import dev.docket.NewJob;
 import dev.docket.server.api.PayloadCheck;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -93,14 +92,8 @@ final class EnqueueCommand extends DatabaseCommand {
         JsonNode json = readPayload();
         JobOptions options = options();
         NewJob job = NewJob.of(kind, json, options);
-        Enqueued result;
-        try (Database db = database.openMigrated(2)) {
-            result = db.docket().enqueueWithResult(job.kind(), job.payload(), job.options());
-        }
-        PrintWriter out = spec.commandLine().getOut();
-        out.println(result.inserted() ? Long.toString(result.id()) : result.id() + " existing");
-        out.flush();
-        return 0;
+        Enqueued result = withDocket(docket -> docket.enqueueWithResult(job.kind(), job.payload(), job.options()));
+        return println(result.inserted() ? Long.toString(result.id()) : result.id() + " existing");
     }
 
     private JobOptions options() {
