@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -56,54 +57,43 @@ public final class JobRequests {
         }
     }
 
+    /** The options given; one left out keeps the kind's configured value, else the library's default. */
     private static JobOptions options(Job body) {
         JobOptions.Builder options = JobOptions.builder();
-        if (body.queue() != null) {
-            options.queue(body.queue());
-        }
-        if (body.priority() != null) {
-            options.priority(body.priority());
-        }
+        ifGiven(body.queue(), options::queue);
+        ifGiven(body.priority(), options::priority);
         if (body.runAt() != null && body.delay() != null) {
             throw ApiException.badRequest("give runAt or delay, not both");
         }
-        if (body.runAt() != null) {
-            try {
-                options.runAt(Instant.parse(body.runAt()));
-            } catch (DateTimeParseException e) {
-                throw ApiException.badRequest("runAt must be an ISO-8601 instant such as 2026-01-31T12:00:00Z");
+        ifGiven(body.runAt(), runAt -> options.runAt(parseInstant(runAt)));
+        ifGiven(body.delay(), delay -> options.delay(parseDuration(delay)));
+        ifGiven(body.maxAttempts(), options::maxAttempts);
+        ifGiven(body.uniqueKey(), options::uniqueKey);
+        ifGiven(body.uniqueFor(), uniqueFor -> options.uniqueFor(parseDuration(uniqueFor)));
+        ifGiven(body.tenant(), options::tenant);
+        ifGiven(body.sequenceKey(), options::sequenceKey);
+        ifGiven(body.haltSequenceOnDeath(), options::haltSequenceOnDeath);
+        ifGiven(body.metadata(), metadata -> metadata.forEach((key, value) -> {
+            if (value == null) {
+                throw ApiException.badRequest("metadata." + clip(key) + " must be a string");
             }
-        }
-        if (body.delay() != null) {
-            options.delay(parseDuration(body.delay()));
-        }
-        if (body.maxAttempts() != null) {
-            options.maxAttempts(body.maxAttempts());
-        }
-        if (body.uniqueKey() != null) {
-            options.uniqueKey(body.uniqueKey());
-        }
-        if (body.uniqueFor() != null) {
-            options.uniqueFor(parseDuration(body.uniqueFor()));
-        }
-        if (body.tenant() != null) {
-            options.tenant(body.tenant());
-        }
-        if (body.sequenceKey() != null) {
-            options.sequenceKey(body.sequenceKey());
-        }
-        if (body.haltSequenceOnDeath() != null) {
-            options.haltSequenceOnDeath(body.haltSequenceOnDeath());
-        }
-        if (body.metadata() != null) {
-            body.metadata().forEach((key, value) -> {
-                if (value == null) {
-                    throw ApiException.badRequest("metadata." + clip(key) + " must be a string");
-                }
-                options.metadata(key, value);
-            });
-        }
+            options.metadata(key, value);
+        }));
         return options.build();
+    }
+
+    private static <T> void ifGiven(T value, Consumer<T> option) {
+        if (value != null) {
+            option.accept(value);
+        }
+    }
+
+    private static Instant parseInstant(String text) {
+        try {
+            return Instant.parse(text);
+        } catch (DateTimeParseException e) {
+            throw ApiException.badRequest("runAt must be an ISO-8601 instant such as 2026-01-31T12:00:00Z");
+        }
     }
 
     /** Parses {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d}, or an ISO-8601 duration. */

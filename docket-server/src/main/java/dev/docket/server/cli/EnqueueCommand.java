@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -96,39 +97,26 @@ final class EnqueueCommand extends DatabaseCommand {
         return println(result.inserted() ? Long.toString(result.id()) : result.id() + " existing");
     }
 
+    /** The options given; one left out keeps the kind's configured value, else the library's default. */
     private JobOptions options() {
         JobOptions.Builder b = JobOptions.builder();
-        if (queue != null) {
-            b.queue(queue);
-        }
-        if (priority != null) {
-            b.priority(priority);
-        }
-        if (runAt != null) {
-            b.runAt(runAt);
-        }
-        if (delay != null) {
-            b.delay(delay);
-        }
-        if (uniqueKey != null) {
-            b.uniqueKey(uniqueKey);
-        }
-        if (uniqueFor != null) {
-            b.uniqueFor(uniqueFor);
-        }
-        if (tenant != null) {
-            b.tenant(tenant);
-        }
-        if (maxAttempts != null) {
-            b.maxAttempts(maxAttempts);
-        }
-        if (sequenceKey != null) {
-            b.sequenceKey(sequenceKey);
-        }
-        if (haltSequenceOnDeath != null) {
-            b.haltSequenceOnDeath(haltSequenceOnDeath);
-        }
+        ifGiven(queue, b::queue);
+        ifGiven(priority, b::priority);
+        ifGiven(runAt, b::runAt);
+        ifGiven(delay, b::delay);
+        ifGiven(uniqueKey, b::uniqueKey);
+        ifGiven(uniqueFor, b::uniqueFor);
+        ifGiven(tenant, b::tenant);
+        ifGiven(maxAttempts, b::maxAttempts);
+        ifGiven(sequenceKey, b::sequenceKey);
+        ifGiven(haltSequenceOnDeath, b::haltSequenceOnDeath);
         return b.build();
+    }
+
+    private static <T> void ifGiven(T value, Consumer<T> option) {
+        if (value != null) {
+            option.accept(value);
+        }
     }
 
     private JsonNode readPayload() {
