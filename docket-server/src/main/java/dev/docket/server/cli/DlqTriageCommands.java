@@ -37,10 +37,18 @@ final class DlqTriageCommands {
         }
     }
 
-    /** Who repairs, as recorded in the job: the name given, else the operating-system user, marked as the CLI's. */
-    static String repairedBy(String by) {
-        String name = by != null ? by : System.getProperty("user.name", "unknown");
-        return name + " (cli)";
+    /** {@code --by NAME}: who repairs, for {@code dlq repair} and {@code dlq patch}. */
+    static final class RepairerOption {
+
+        @Option(names = "--by", paramLabel = "NAME", order = 50,
+                description = "Who repairs, for the record (default: the operating-system user).")
+        String by;
+
+        /** As recorded in the job: the name given, else the operating-system user, marked as the CLI's. */
+        String repairedBy() {
+            String name = by != null ? by : System.getProperty("user.name", "unknown");
+            return name + " (cli)";
+        }
     }
 
     @Command(name = "groups", mixinStandardHelpOptions = true, sortOptions = false,
@@ -109,15 +117,14 @@ final class DlqTriageCommands {
                 description = "The new payload as JSON; @FILE reads it from a file.")
         String payload;
 
-        @Option(names = "--by", paramLabel = "NAME", order = 2,
-                description = "Who repairs it, for the record (default: the operating-system user).")
-        String by;
+        @Mixin
+        RepairerOption repairer;
 
         @Override
         public Integer call() {
             checkId("job", id);
             String json = jsonArgument("--payload", payload);
-            if (!withAdmin(admin -> admin.repairDead(id, json, repairedBy(by)))) {
+            if (!withAdmin(admin -> admin.repairDead(id, json, repairer.repairedBy()))) {
                 throw CommandFailure.failed("no dead job " + id);
             }
             return println("repaired " + id + " (still dead: `docket dlq retry " + id + "` replays it)");
@@ -153,16 +160,15 @@ final class DlqTriageCommands {
         @Option(names = "--dry-run", order = 6, description = "Change nothing; print which jobs the patch would change.")
         boolean dryRun;
 
-        @Option(names = "--by", paramLabel = "NAME", order = 7,
-                description = "Who repairs them, for the record (default: the operating-system user).")
-        String by;
+        @Mixin
+        RepairerOption repairer;
 
         @Override
         public Integer call() {
             DeadJobQuery group = DeadJobQuery.all().withKind(kind).withSignature(signature)
                     .withErrorContains(DeadJobFilterOptions.blankToNull(errorContains));
             String patch = jsonArgument("--merge-patch", mergePatch);
-            DeadJobRepair result = withAdmin(admin -> admin.repairDeadGroup(group, patch, repairedBy(by), max, dryRun));
+            DeadJobRepair result = withAdmin(admin -> admin.repairDeadGroup(group, patch, repairer.repairedBy(), max, dryRun));
             return println((dryRun ? "dry run: would change " : "changed ") + result.changed().size() + " of "
                     + result.matched() + " dead jobs" + (result.changed().isEmpty() ? ""
                     : ": " + result.changed().stream().map(String::valueOf).reduce((a, b) -> a + " " + b).orElse("")));
