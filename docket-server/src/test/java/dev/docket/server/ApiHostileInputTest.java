@@ -277,6 +277,7 @@ class ApiHostileInputTest extends ServerTest {
         }
         assertRejected(postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":{\"s\":\"\\ud800\"}}"), 400);
         assertRejected(postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":{\"\\udfff\":1}}"), 400);
+        assertRejected(postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":{\"a\":[1,{\"b\":[[\"\\ud800\"]]}]}}"), 400);
         assertRejected(postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":{\"s\":\"a\\u0000b\"}}"), 400);
         assertRejected(postJson("/api/jobs", "{\"kind\":\"k\\u0000\",\"payload\":{}}"), 400);
         assertRejected(postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":{},\"tenant\":\"t\\u0000\"}"), 400);
