@@ -231,6 +231,23 @@ class ApiHostileInputTest extends ServerTest {
         assertRejected(post("/api/jobs/12345/cancel", Role.ADMIN), 404);
     }
 
+    /** An id or a cursor below 1 is malformed (400), not an unknown job (404); a limit is 1 to 1000. */
+    @Test
+    void idsCursorsAndLimitsOutOfRangeAreBadRequests() {
+        for (String id : List.of("0", "-1")) {
+            assertRejected(get("/api/jobs/" + id, Role.ADMIN), 400);
+            assertRejected(get("/api/workflows/" + id, Role.ADMIN), 400);
+            assertRejected(get("/api/jobs?after=" + id, Role.VIEWER), 400);
+            assertRejected(get("/api/dlq?after=" + id, Role.VIEWER), 400);
+        }
+        assertThat(get("/api/jobs/0", Role.ADMIN).json().get("message").asText())
+                .isEqualTo("a job id is a positive whole number, was '0'");
+        for (String limit : List.of("0", "-5", "1001")) {
+            assertRejected(get("/api/jobs?limit=" + limit, Role.VIEWER), 400);
+        }
+        assertThat(get("/api/jobs?after=1&limit=1000", Role.VIEWER).status()).isEqualTo(200);
+    }
+
     @Test
     void bodyOverTheLimitIs413() {
         byte[] body = new byte[(int) MAX_BODY + 1024];
