@@ -8,7 +8,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -57,34 +57,39 @@ public final class JobRequests {
         }
     }
 
-    /** The options given; one left out keeps the kind's configured value, else the library's default. */
+    /**
+     * The options given; one left out keeps the kind's configured value, else the library's default.
+     * The setters are unbound method references and lambdas that capture nothing: no allocation per job.
+     */
     private static JobOptions options(Job body) {
         JobOptions.Builder options = JobOptions.builder();
-        ifGiven(body.queue(), options::queue);
-        ifGiven(body.priority(), options::priority);
+        ifGiven(options, body.queue(), JobOptions.Builder::queue);
+        ifGiven(options, body.priority(), JobOptions.Builder::priority);
         if (body.runAt() != null && body.delay() != null) {
             throw ApiException.badRequest("give runAt or delay, not both");
         }
-        ifGiven(body.runAt(), runAt -> options.runAt(parseInstant(runAt)));
-        ifGiven(body.delay(), delay -> options.delay(parseDuration(delay)));
-        ifGiven(body.maxAttempts(), options::maxAttempts);
-        ifGiven(body.uniqueKey(), options::uniqueKey);
-        ifGiven(body.uniqueFor(), uniqueFor -> options.uniqueFor(parseDuration(uniqueFor)));
-        ifGiven(body.tenant(), options::tenant);
-        ifGiven(body.sequenceKey(), options::sequenceKey);
-        ifGiven(body.haltSequenceOnDeath(), options::haltSequenceOnDeath);
-        ifGiven(body.metadata(), metadata -> metadata.forEach((key, value) -> {
-            if (value == null) {
-                throw ApiException.badRequest("metadata." + clip(key) + " must be a string");
-            }
-            options.metadata(key, value);
-        }));
+        ifGiven(options, body.runAt(), (o, runAt) -> o.runAt(parseInstant(runAt)));
+        ifGiven(options, body.delay(), (o, delay) -> o.delay(parseDuration(delay)));
+        ifGiven(options, body.maxAttempts(), JobOptions.Builder::maxAttempts);
+        ifGiven(options, body.uniqueKey(), JobOptions.Builder::uniqueKey);
+        ifGiven(options, body.uniqueFor(), (o, uniqueFor) -> o.uniqueFor(parseDuration(uniqueFor)));
+        ifGiven(options, body.tenant(), JobOptions.Builder::tenant);
+        ifGiven(options, body.sequenceKey(), JobOptions.Builder::sequenceKey);
+        ifGiven(options, body.haltSequenceOnDeath(), JobOptions.Builder::haltSequenceOnDeath);
+        if (body.metadata() != null) {
+            body.metadata().forEach((key, value) -> {
+                if (value == null) {
+                    throw ApiException.badRequest("metadata." + clip(key) + " must be a string");
+                }
+                options.metadata(key, value);
+            });
+        }
         return options.build();
     }
 
-    private static <T> void ifGiven(T value, Consumer<T> option) {
+    private static <T> void ifGiven(JobOptions.Builder options, T value, BiConsumer<JobOptions.Builder, T> option) {
         if (value != null) {
-            option.accept(value);
+            option.accept(options, value);
         }
     }
 
