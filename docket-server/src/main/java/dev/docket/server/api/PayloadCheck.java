@@ -1,11 +1,11 @@
 package dev.docket.server.api;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.Map;
 
 /**
  * Rejects JSON that parses but that PostgreSQL's {@code jsonb} cannot store as sent: numbers that
@@ -23,28 +23,33 @@ public final class PayloadCheck {
 
     /** @throws IllegalArgumentException saying what is wrong (without the offending value) */
     public static void check(JsonNode payload) {
-        // The tree's own token stream visits every field name and value, however deep, without recursion.
-        try (JsonParser tokens = payload.traverse()) {
-            for (JsonToken token = tokens.nextToken(); token != null; token = tokens.nextToken()) {
-                switch (token) {
-                    case FIELD_NAME -> checkText(tokens.currentName(), "a field name");
-                    case VALUE_STRING -> checkText(tokens.getText(), "a string");
-                    case VALUE_NUMBER_FLOAT -> checkNumber(tokens);
-                    default -> { }
+        Deque<JsonNode> todo = new ArrayDeque<>();
+        todo.push(payload);
+        while (!todo.isEmpty()) {
+            JsonNode node = todo.pop();
+            if (node.isObject()) {
+                for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> field = it.next();
+                    checkText(field.getKey(), "a field name");
+                    todo.push(field.getValue());
                 }
+            } else if (node.isArray()) {
+                node.forEach(todo::push);
+            } else if (node.isTextual()) {
+                checkText(node.textValue(), "a string");
+            } else if (node.isFloatingPointNumber()) {
+                checkNumber(node);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("a JSON tree in memory could not be read", e);
         }
     }
 
-    private static void checkNumber(JsonParser number) throws IOException {
-        if (number.getNumberType() == JsonParser.NumberType.BIG_DECIMAL) {
-            BigDecimal d = number.getDecimalValue();
+    private static void checkNumber(JsonNode node) {
+        if (node.isBigDecimal()) {
+            BigDecimal d = node.decimalValue();
             if (d.precision() - d.scale() > MAX_INTEGER_DIGITS || d.scale() > MAX_FRACTION_DIGITS) {
                 throw new IllegalArgumentException("payload has a number beyond PostgreSQL's numeric range");
             }
-        } else if (!Double.isFinite(number.getDoubleValue())) {
+        } else if (!Double.isFinite(node.doubleValue())) {
             throw new IllegalArgumentException("payload has a number that is not finite");
         }
     }
