@@ -281,6 +281,16 @@ class ApiHostileInputTest extends ServerTest {
         assertRejected(postJson("/api/jobs/batch", objects), 400);
     }
 
+    /** As deep as the parser allows (1000 levels with the body's own object): checked and stored, no 5xx. */
+    @Test
+    void payloadAsDeepAsTheParserAllowsIsEnqueued() {
+        expectInserted = true;
+        String deepest = "[".repeat(999) + "\"x\"" + "]".repeat(999);
+        Reply r = postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":" + deepest + "}");
+        assertThat(r.status()).as(r.text()).isEqualTo(201);
+        assertRejected(postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":" + deepest.replace("\"x\"", "\"\\ud800\"") + "}"), 400);
+    }
+
     @Test
     void invalidUtf8AndBadUnicode() {
         byte[] prefix = "{\"kind\":\"k\",\"payload\":{\"s\":\"".getBytes(StandardCharsets.UTF_8);
