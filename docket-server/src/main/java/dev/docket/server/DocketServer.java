@@ -74,14 +74,25 @@ public final class DocketServer implements AutoCloseable {
             return new Config("127.0.0.1", 8080, 256 * 1024, Duration.ofHours(12), Duration.ofSeconds(5));
         }
 
+        /** A copy listening on {@code host}, an address or a host name. */
         public Config withHost(String host) {
             return new Config(host, port, maxBodyBytes, sessionTtl, metricsInterval);
         }
 
+        /**
+         * A copy listening on {@code port}; 0 picks a free one.
+         *
+         * @throws IllegalArgumentException if the port is outside 0..65535
+         */
         public Config withPort(int port) {
             return new Config(host, port, maxBodyBytes, sessionTtl, metricsInterval);
         }
 
+        /**
+         * A copy accepting request bodies up to {@code max} bytes; larger get 413.
+         *
+         * @throws IllegalArgumentException if {@code max} is below 1024
+         */
         public Config withMaxBodyBytes(long max) {
             return new Config(host, port, max, sessionTtl, metricsInterval);
         }

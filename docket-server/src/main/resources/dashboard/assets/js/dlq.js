@@ -3,18 +3,14 @@
 // with its progress, and patch the payloads of a whole group before replaying it.
 
 import { api, qs } from './api.js';
-import { h, replace, num, time, hashOf, note, actionButton } from './dom.js';
+import { h, replace, num, time, paramsOf, hashOf, note, actionButton } from './dom.js';
 import { pager, confirmBar, flashArea, knownNames, fillDatalist, field } from './widgets.js';
 import { canRepair, groupPatchPanel } from './repair.js';
 
 const REPLAY_POLL_MS = 1000;
 
 export function renderDeadLetters(main, route, session, ui) {
-  const filters = {
-    kind: route.params.get('kind') || '',
-    errorContains: route.params.get('errorContains') || '',
-    signature: route.params.get('signature') || '',
-  };
+  const filters = paramsOf(route, ['kind', 'errorContains', 'signature']);
   const after = route.params.get('after') || '';
   let stopped = false;
   let replayTimer = null;

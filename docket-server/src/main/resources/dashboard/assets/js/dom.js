@@ -141,6 +141,11 @@ export function hashOf(path, params = {}) {
   return '#/' + path + (s ? '?' + s : '');
 }
 
+/** The route's parameters of these names, '' for each one absent: what hashOf wrote, read back. */
+export function paramsOf(route, names) {
+  return Object.fromEntries(names.map((name) => [name, route.params.get(name) || '']));
+}
+
 /** A small message box for empty states and errors. */
 export function note(text, kind = 'info') {
   return h('p', { class: ['note', 'note-' + kind], text });

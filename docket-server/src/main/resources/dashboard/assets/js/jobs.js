@@ -2,7 +2,7 @@
 // and its payload and recorded output behind an explicit action for the roles that may see payloads).
 
 import { api, qs, ApiError } from './api.js';
-import { h, replace, num, time, stateBadge, hashOf, note, actionButton } from './dom.js';
+import { h, replace, num, time, paramsOf, stateBadge, hashOf, note, actionButton } from './dom.js';
 import { pager, confirmBar, flashArea, knownNames, fillDatalist, field } from './widgets.js';
 import { canRepair, payloadEditor, repairEvents } from './repair.js';
 import { explainLine } from './explain.js';
@@ -11,11 +11,7 @@ const STATES = ['scheduled', 'ready', 'running', 'waiting', 'completed', 'cancel
 const LIVE = new Set(['scheduled', 'ready', 'running', 'waiting']);
 
 export function renderJobs(main, route, session, ui) {
-  const filters = {
-    state: route.params.get('state') || '',
-    queue: route.params.get('queue') || '',
-    kind: route.params.get('kind') || '',
-  };
+  const filters = paramsOf(route, ['state', 'queue', 'kind']);
   const after = route.params.get('after') || '';
 
   const state = h('select', { name: 'state', id: 'filter-state' },

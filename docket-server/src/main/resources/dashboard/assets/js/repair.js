@@ -12,12 +12,17 @@ export function canRepair(session) {
   return Boolean(session.canOperate && session.seesPayloads);
 }
 
-/** Parses the text of a textarea as JSON; throws an Error whose message says what to fix. */
-function parseJson(text, what) {
+/**
+ * Parses the text of a textarea as JSON: { value }, or null after showing in the flash area what to fix
+ * (a wrapper, because null, false and 0 are JSON values too).
+ */
+function parseJson(text, what, flash) {
+  flash.clear();
   try {
-    return JSON.parse(text);
+    return { value: JSON.parse(text) };
   } catch (e) {
-    throw new Error(what + ' is not valid JSON: ' + e.message);
+    flash.show(what + ' is not valid JSON: ' + e.message, 'error');
+    return null;
   }
 }
 
@@ -42,17 +47,11 @@ export function payloadEditor(job, payload, flash, onSaved) {
       type: 'button', class: 'button primary', id: 'save-payload', text: 'Save payload',
       on: {
         click: async () => {
-          flash.clear();
-          let value;
-          try {
-            value = parseJson(text.value, 'The payload');
-          } catch (e) {
-            flash.show(e.message, 'error');
-            return;
-          }
+          const parsed = parseJson(text.value, 'The payload', flash);
+          if (!parsed) return;
           save.disabled = true;
           try {
-            const result = await api.put('/api/dlq/' + job.id + '/payload', { payload: value });
+            const result = await api.put('/api/dlq/' + job.id + '/payload', { payload: parsed.value });
             flash.show('Payload of job #' + job.id + ' repaired by ' + result.repairedBy + '. Retry the job to run it.', 'ok');
             await onSaved();
           } catch (e) {
@@ -78,17 +77,11 @@ export function groupPatchPanel(group, flash, onDone) {
   const max = h('input', { type: 'number', id: 'patch-max', min: 1, max: 10000, step: 1, value: 1000, required: true });
   const confirmSlot = h('div', {});
   async function run(dryRun) {
-    flash.clear();
-    let value;
-    try {
-      value = parseJson(patch.value, 'The patch');
-    } catch (e) {
-      flash.show(e.message, 'error');
-      return;
-    }
+    const parsed = parseJson(patch.value, 'The patch', flash);
+    if (!parsed) return;
     try {
       const r = await api.post('/api/dlq/repair', {
-        kind: group.kind, signature: group.signature, mergePatch: value, max: Number(max.value), dryRun,
+        kind: group.kind, signature: group.signature, mergePatch: parsed.value, max: Number(max.value), dryRun,
       });
       flash.show(dryRun
         ? 'Dry run: the patch would change ' + num(r.changed.length) + ' of ' + num(r.matched) + ' jobs.'

@@ -231,6 +231,23 @@ class ApiHostileInputTest extends ServerTest {
         assertRejected(post("/api/jobs/12345/cancel", Role.ADMIN), 404);
     }
 
+    /** An id or a cursor below 1 is malformed (400), not an unknown job (404); a limit is 1 to 1000. */
+    @Test
+    void idsCursorsAndLimitsOutOfRangeAreBadRequests() {
+        for (String id : List.of("0", "-1")) {
+            assertRejected(get("/api/jobs/" + id, Role.ADMIN), 400);
+            assertRejected(get("/api/workflows/" + id, Role.ADMIN), 400);
+            assertRejected(get("/api/jobs?after=" + id, Role.VIEWER), 400);
+            assertRejected(get("/api/dlq?after=" + id, Role.VIEWER), 400);
+        }
+        assertThat(get("/api/jobs/0", Role.ADMIN).json().get("message").asText())
+                .isEqualTo("a job id is a positive whole number, was '0'");
+        for (String limit : List.of("0", "-5", "1001")) {
+            assertRejected(get("/api/jobs?limit=" + limit, Role.VIEWER), 400);
+        }
+        assertThat(get("/api/jobs?after=1&limit=1000", Role.VIEWER).status()).isEqualTo(200);
+    }
+
     @Test
     void bodyOverTheLimitIs413() {
         byte[] body = new byte[(int) MAX_BODY + 1024];
@@ -264,6 +281,16 @@ class ApiHostileInputTest extends ServerTest {
         assertRejected(postJson("/api/jobs/batch", objects), 400);
     }
 
+    /** As deep as the parser allows (1000 levels with the body's own object): checked and stored, no 5xx. */
+    @Test
+    void payloadAsDeepAsTheParserAllowsIsEnqueued() {
+        expectInserted = true;
+        String deepest = "[".repeat(999) + "\"x\"" + "]".repeat(999);
+        Reply r = postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":" + deepest + "}");
+        assertThat(r.status()).as(r.text()).isEqualTo(201);
+        assertRejected(postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":" + deepest.replace("\"x\"", "\"\\ud800\"") + "}"), 400);
+    }
+
     @Test
     void invalidUtf8AndBadUnicode() {
         byte[] prefix = "{\"kind\":\"k\",\"payload\":{\"s\":\"".getBytes(StandardCharsets.UTF_8);
@@ -277,6 +304,7 @@ class ApiHostileInputTest extends ServerTest {
         }
         assertRejected(postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":{\"s\":\"\\ud800\"}}"), 400);
         assertRejected(postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":{\"\\udfff\":1}}"), 400);
+        assertRejected(postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":{\"a\":[1,{\"b\":[[\"\\ud800\"]]}]}}"), 400);
         assertRejected(postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":{\"s\":\"a\\u0000b\"}}"), 400);
         assertRejected(postJson("/api/jobs", "{\"kind\":\"k\\u0000\",\"payload\":{}}"), 400);
         assertRejected(postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":{},\"tenant\":\"t\\u0000\"}"), 400);

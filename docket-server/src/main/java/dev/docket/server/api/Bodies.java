@@ -21,16 +21,13 @@ import io.javalin.http.Context;
 import java.io.IOException;
 import java.util.Locale;
 
-/** Reads request bodies as JSON, within the size limit, with errors that say what is wrong. */
-public final class Bodies {
-
-    private final ObjectMapper mapper;
-    private final long maxBytes;
-
-    public Bodies(ObjectMapper mapper, long maxBytes) {
-        this.mapper = mapper;
-        this.maxBytes = maxBytes;
-    }
+/**
+ * Reads request bodies as JSON, within the size limit, with errors that say what is wrong.
+ *
+ * @param reader   the mapper that reads them, normally {@link #mapper()}
+ * @param maxBytes the largest body read; a larger one is a 413
+ */
+public record Bodies(ObjectMapper reader, long maxBytes) {
 
     /**
      * The server's JSON mapper, for requests and responses. Exact decimals: a payload's numbers reach
@@ -58,15 +55,11 @@ public final class Bodies {
         return mapper;
     }
 
-    public long maxBytes() {
-        return maxBytes;
-    }
-
     /** The body as a JSON tree. */
     public JsonNode json(Context ctx) {
         byte[] body = bytes(ctx);
         try {
-            return mapper.readTree(body);
+            return reader.readTree(body);
         } catch (IOException e) {
             throw unreadable(e);
         }
@@ -81,7 +74,7 @@ public final class Bodies {
     public <T> T read(Context ctx, Class<T> type, String shape) {
         byte[] body = bytes(ctx);
         try {
-            T value = mapper.readValue(body, type);
+            T value = reader.readValue(body, type);
             if (value == null) {
                 throw ApiException.badRequest(shape);
             }

@@ -67,7 +67,7 @@ public record DlqApi(DocketAdmin admin, Bodies bodies) {
     }
 
     private void retryOne(Context ctx) {
-        long id = JobsApi.pathId(ctx);
+        long id = Params.pathId(ctx);
         if (admin.replayDead(List.of(id)).isEmpty()) {
             throw ApiException.notFound("no dead job " + id + " (or a live job holds its unique key)");
         }
@@ -76,7 +76,7 @@ public record DlqApi(DocketAdmin admin, Bodies bodies) {
 
     /** Discards a dead job for good; one that halted its sequence lets the sequence's next job run. */
     private void discardOne(Context ctx) {
-        long id = JobsApi.pathId(ctx);
+        long id = Params.pathId(ctx);
         if (!admin.discardDead(id)) {
             throw ApiException.notFound("no dead job " + id);
         }
@@ -105,7 +105,7 @@ public record DlqApi(DocketAdmin admin, Bodies bodies) {
     }
 
     private void replayStatus(Context ctx) {
-        long id = JobsApi.pathId(ctx);
+        long id = Params.pathId(ctx);
         DeadJobReplay replay = admin.replay(id).orElseThrow(() -> ApiException.notFound("no replay " + id));
         ctx.json(view(replay));
     }

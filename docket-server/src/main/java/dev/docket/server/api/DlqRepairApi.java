@@ -48,7 +48,7 @@ public record DlqRepairApi(DocketAdmin admin, Bodies bodies) {
     }
 
     private void replace(Context ctx) {
-        long id = JobsApi.pathId(ctx);
+        long id = Params.pathId(ctx);
         PayloadRequest body = bodies.read(ctx, PayloadRequest.class, "the body must be {\"payload\": ...}");
         if (body.payload() == null || body.payload().isNull()) {
             throw ApiException.badRequest("payload is required (use {} for none)");

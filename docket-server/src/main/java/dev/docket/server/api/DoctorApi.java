@@ -46,7 +46,7 @@ public final class DoctorApi {
     }
 
     private void explain(Context ctx) {
-        long id = JobsApi.pathId(ctx);
+        long id = Params.pathId(ctx);
         ctx.json(OperationsViews.explanation(admin.explain(id).orElseThrow(() -> ApiException.notFound("no job " + id))));
     }
 }

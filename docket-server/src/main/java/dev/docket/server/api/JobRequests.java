@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -56,45 +57,25 @@ public final class JobRequests {
         }
     }
 
+    /**
+     * The options given; one left out keeps the kind's configured value, else the library's default.
+     * The setters are unbound method references and lambdas that capture nothing: no allocation per job.
+     */
     private static JobOptions options(Job body) {
         JobOptions.Builder options = JobOptions.builder();
-        if (body.queue() != null) {
-            options.queue(body.queue());
-        }
-        if (body.priority() != null) {
-            options.priority(body.priority());
-        }
+        ifGiven(options, body.queue(), JobOptions.Builder::queue);
+        ifGiven(options, body.priority(), JobOptions.Builder::priority);
         if (body.runAt() != null && body.delay() != null) {
             throw ApiException.badRequest("give runAt or delay, not both");
         }
-        if (body.runAt() != null) {
-            try {
-                options.runAt(Instant.parse(body.runAt()));
-            } catch (DateTimeParseException e) {
-                throw ApiException.badRequest("runAt must be an ISO-8601 instant such as 2026-01-31T12:00:00Z");
-            }
-        }
-        if (body.delay() != null) {
-            options.delay(parseDuration(body.delay()));
-        }
-        if (body.maxAttempts() != null) {
-            options.maxAttempts(body.maxAttempts());
-        }
-        if (body.uniqueKey() != null) {
-            options.uniqueKey(body.uniqueKey());
-        }
-        if (body.uniqueFor() != null) {
-            options.uniqueFor(parseDuration(body.uniqueFor()));
-        }
-        if (body.tenant() != null) {
-            options.tenant(body.tenant());
-        }
-        if (body.sequenceKey() != null) {
-            options.sequenceKey(body.sequenceKey());
-        }
-        if (body.haltSequenceOnDeath() != null) {
-            options.haltSequenceOnDeath(body.haltSequenceOnDeath());
-        }
+        ifGiven(options, body.runAt(), (o, runAt) -> o.runAt(parseInstant(runAt)));
+        ifGiven(options, body.delay(), (o, delay) -> o.delay(parseDuration(delay)));
+        ifGiven(options, body.maxAttempts(), JobOptions.Builder::maxAttempts);
+        ifGiven(options, body.uniqueKey(), JobOptions.Builder::uniqueKey);
+        ifGiven(options, body.uniqueFor(), (o, uniqueFor) -> o.uniqueFor(parseDuration(uniqueFor)));
+        ifGiven(options, body.tenant(), JobOptions.Builder::tenant);
+        ifGiven(options, body.sequenceKey(), JobOptions.Builder::sequenceKey);
+        ifGiven(options, body.haltSequenceOnDeath(), JobOptions.Builder::haltSequenceOnDeath);
         if (body.metadata() != null) {
             body.metadata().forEach((key, value) -> {
                 if (value == null) {
@@ -104,6 +85,20 @@ public final class JobRequests {
             });
         }
         return options.build();
+    }
+
+    private static <T> void ifGiven(JobOptions.Builder options, T value, BiConsumer<JobOptions.Builder, T> option) {
+        if (value != null) {
+            option.accept(options, value);
+        }
+    }
+
+    private static Instant parseInstant(String text) {
+        try {
+            return Instant.parse(text);
+        } catch (DateTimeParseException e) {
+            throw ApiException.badRequest("runAt must be an ISO-8601 instant such as 2026-01-31T12:00:00Z");
+        }
     }
 
     /** Parses {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d}, or an ISO-8601 duration. */

@@ -99,7 +99,7 @@ public record JobsApi(Docket docket, Bodies bodies) {
     }
 
     private void get(Context ctx) {
-        long id = pathId(ctx);
+        long id = Params.pathId(ctx);
         JobInfo job = docket.job(id).orElseThrow(() -> ApiException.notFound("no job " + id));
         ctx.json(Views.job(job, Caller.of(ctx).role().seesPayloads()));
     }
@@ -120,7 +120,7 @@ public record JobsApi(Docket docket, Bodies bodies) {
     }
 
     private void cancel(Context ctx) {
-        long id = pathId(ctx);
+        long id = Params.pathId(ctx);
         if (docket.cancel(id)) {
             ctx.json(new Views.JobStatus(id, "cancelled"));
             return;
@@ -130,7 +130,7 @@ public record JobsApi(Docket docket, Bodies bodies) {
     }
 
     private void retry(Context ctx) {
-        long id = pathId(ctx);
+        long id = Params.pathId(ctx);
         if (docket.admin().retry(id)) {
             JobInfo job = docket.job(id).orElseThrow();
             ctx.json(new Views.JobStatus(id, Views.state(job.state())));
@@ -148,18 +148,5 @@ public record JobsApi(Docket docket, Bodies bodies) {
             throw new IllegalArgumentException("state must be one of scheduled, ready, running, waiting, completed, "
                     + "cancelled, dead; was '" + JobRequests.clip(text) + "'");
         }
-    }
-
-    static long pathId(Context ctx) {
-        String raw = ctx.pathParam("id");
-        try {
-            long id = Long.parseLong(raw);
-            if (id > 0) {
-                return id;
-            }
-        } catch (NumberFormatException e) {
-            // answered below
-        }
-        throw ApiException.badRequest("a job id is a positive whole number, was '" + JobRequests.clip(raw) + "'");
     }
 }

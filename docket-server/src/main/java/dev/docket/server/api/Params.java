@@ -2,7 +2,10 @@ package dev.docket.server.api;
 
 import io.javalin.http.Context;
 
-/** Query parameters shared by the listings: {@code limit} (1..1000, default 50) and {@code after} (a job id). */
+/**
+ * Parameters shared by the routes: the listings' {@code limit} (1..1000, default 50) and {@code after}
+ * (a job id), and the path's {@code {id}}.
+ */
 final class Params {
 
     private Params() {
@@ -13,15 +16,7 @@ final class Params {
         if (raw == null || raw.isEmpty()) {
             return 50;
         }
-        try {
-            int limit = Integer.parseInt(raw);
-            if (limit >= 1 && limit <= 1000) {
-                return limit;
-            }
-        } catch (NumberFormatException e) {
-            // answered below
-        }
-        throw ApiException.badRequest("limit must be a whole number from 1 to 1000, was '" + JobRequests.clip(raw) + "'");
+        return (int) whole(raw, 1000, "limit must be a whole number from 1 to 1000");
     }
 
     /** The keyset cursor: the last id of the previous page (newest first), or null. */
@@ -30,15 +25,25 @@ final class Params {
         if (raw == null || raw.isEmpty()) {
             return null;
         }
+        return whole(raw, Long.MAX_VALUE, "after must be a job id (a positive whole number)");
+    }
+
+    /** The path's {@code {id}}: of a job, a dead job, a replay or a workflow, all positive whole numbers. */
+    static long pathId(Context ctx) {
+        return whole(ctx.pathParam("id"), Long.MAX_VALUE, "a job id is a positive whole number");
+    }
+
+    /** {@code raw} as a whole number from 1 to {@code max}; else a 400 with {@code rule} and what was sent. */
+    private static long whole(String raw, long max, String rule) {
         try {
-            long id = Long.parseLong(raw);
-            if (id > 0) {
-                return id;
+            long n = Long.parseLong(raw);
+            if (n >= 1 && n <= max) {
+                return n;
             }
         } catch (NumberFormatException e) {
             // answered below
         }
-        throw ApiException.badRequest("after must be a job id (a positive whole number), was '" + JobRequests.clip(raw) + "'");
+        throw ApiException.badRequest(rule + ", was '" + JobRequests.clip(raw) + "'");
     }
 
     static String blankToNull(String s) {

@@ -2,9 +2,6 @@ package dev.docket.server.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigDecimal;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.Iterator;
 import java.util.Map;
 
 /**
@@ -21,25 +18,26 @@ public final class PayloadCheck {
     private PayloadCheck() {
     }
 
-    /** @throws IllegalArgumentException saying what is wrong (without the offending value) */
+    /**
+     * Walks the tree recursively, as the serialization that stores the payload does; the parser that
+     * built it bounds its depth (Jackson's limit, 1000 levels).
+     *
+     * @throws IllegalArgumentException saying what is wrong (without the offending value)
+     */
     public static void check(JsonNode payload) {
-        Deque<JsonNode> todo = new ArrayDeque<>();
-        todo.push(payload);
-        while (!todo.isEmpty()) {
-            JsonNode node = todo.pop();
-            if (node.isObject()) {
-                for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> field = it.next();
-                    checkText(field.getKey(), "a field name");
-                    todo.push(field.getValue());
-                }
-            } else if (node.isArray()) {
-                node.forEach(todo::push);
-            } else if (node.isTextual()) {
-                checkText(node.textValue(), "a string");
-            } else if (node.isFloatingPointNumber()) {
-                checkNumber(node);
+        if (payload.isObject()) {
+            for (Map.Entry<String, JsonNode> field : payload.properties()) {
+                checkText(field.getKey(), "a field name");
+                check(field.getValue());
             }
+        } else if (payload.isArray()) {
+            for (JsonNode element : payload) {
+                check(element);
+            }
+        } else if (payload.isTextual()) {
+            checkText(payload.textValue(), "a string");
+        } else if (payload.isFloatingPointNumber()) {
+            checkNumber(payload);
         }
     }
 

@@ -87,7 +87,7 @@ public record WorkflowsApi(Docket docket, Bodies bodies) {
     }
 
     private void get(Context ctx) {
-        long id = JobsApi.pathId(ctx);
+        long id = Params.pathId(ctx);
         ctx.json(view(docket.admin().workflow(id).orElseThrow(() -> ApiException.notFound("no workflow " + id))));
     }
 
@@ -102,7 +102,7 @@ public record WorkflowsApi(Docket docket, Bodies bodies) {
     }
 
     private long existing(Context ctx) {
-        long id = JobsApi.pathId(ctx);
+        long id = Params.pathId(ctx);
         if (docket.admin().workflow(id).isEmpty()) {
             throw ApiException.notFound("no workflow " + id);
         }

@@ -87,60 +87,59 @@ final class DemoCommand implements Callable<Integer> {
         checkPortFree();
         PrintWriter out = spec.commandLine().getOut();
         Deque<AutoCloseable> started = new ArrayDeque<>();
-        lifetime.begin("demo");
-        // SIGINT stops the demo like SIGTERM, with a clean exit. A JVM that inherited SIGINT ignored (started
-        // with & from a script, other than through bin/docket) cannot handle it: say so instead of staying deaf.
-        Signal interrupt = new Signal("INT");
-        SignalHandler previous = Signal.handle(interrupt, signal -> lifetime.stop());
-        if (previous == SignalHandler.SIG_IGN) {
-            say(out, "[demo] this process was started with SIGINT ignored, so Ctrl-C cannot stop it: use kill "
-                    + ProcessHandle.current().pid() + " (SIGTERM), or start it with bin/docket");
-        }
-        try {
-            say(out, "Starting embedded PostgreSQL 18 (the first run unpacks it) ...");
-            DemoPostgres pg = DemoPostgres.start(Path.of(System.getProperty("java.io.tmpdir")), b -> b
-                    .setPGStartupWait(Duration.ofSeconds(60))
-                    .setServerConfig("fsync", "off")
-                    .setServerConfig("max_connections", "200"), line -> say(out, line));
-            started.push(pg);
-            String jdbcUrl = pg.postgres().getJdbcUrl("postgres", "postgres");
-            DemoHandlers demo = new DemoHandlers();
-            Database db = Database.open(DatabaseUrl.parse(jdbcUrl), SCHEMA, 12, "docket-demo",
-                    b -> demo.configure(b.meterRegistry(QueueMetrics.registryFor())));
-            started.push(db);
-            Docket docket = db.docket();
-            docket.migrate();
-
-            String token = TokenStore.generate();
-            TokenStore tokens = new TokenStore();
-            tokens.add(Role.ADMIN, token);
-            DocketServer server = ServeCommand.startServer(db, tokens, DocketServer.Config.defaults().withHost(HOST)
-                    .withPort(port).withMaxBodyBytes(1024 * 1024));
-            started.push(server);
-            started.push(MaintenanceLeader.start(docket));
-
-            DemoLog log = new DemoLog(out);
-            WorkerProcesses processes = new WorkerProcesses(List.of("--database-url", jdbcUrl, "--schema", SCHEMA,
-                    "--queue", "default=16", "--queue", "email=4", "--queue", "reports=3", "--lease", Converters.format(lease),
-                    "--shutdown-grace", "5s", "--no-maintenance"), workers, lease, Duration.ofSeconds(20), log);
-            started.push(processes);
-            processes.start();
-            DemoTraffic traffic = new DemoTraffic(docket, jobsPerSecond, log, RandomGenerator.getDefault());
-            started.push(traffic);
-            traffic.start();
-
-            banner(out, server, token, jdbcUrl, pg.runDirectory(), processes);
-            while (!lifetime.awaitStop(Duration.ofSeconds(15))) {
-                status(out, docket, processes);
+        return lifetime.run("demo", () -> {
+            // SIGINT stops the demo like SIGTERM, with a clean exit. A JVM that inherited SIGINT ignored (started
+            // with & from a script, other than through bin/docket) cannot handle it: say so instead of staying deaf.
+            Signal interrupt = new Signal("INT");
+            SignalHandler previous = Signal.handle(interrupt, signal -> lifetime.stop());
+            if (previous == SignalHandler.SIG_IGN) {
+                say(out, "[demo] this process was started with SIGINT ignored, so Ctrl-C cannot stop it: use kill "
+                        + ProcessHandle.current().pid() + " (SIGTERM), or start it with bin/docket");
             }
-            say(out, "[demo] stopping: producer, then workers (SIGTERM; they drain), server, PostgreSQL ...");
-        } finally {
-            closeAll(started, out);
-            say(out, "[demo] stopped.");
-            Signal.handle(interrupt, previous);
-            lifetime.end();
-        }
-        return 0;
+            try {
+                say(out, "Starting embedded PostgreSQL 18 (the first run unpacks it) ...");
+                DemoPostgres pg = DemoPostgres.start(Path.of(System.getProperty("java.io.tmpdir")), b -> b
+                        .setPGStartupWait(Duration.ofSeconds(60))
+                        .setServerConfig("fsync", "off")
+                        .setServerConfig("max_connections", "200"), line -> say(out, line));
+                started.push(pg);
+                String jdbcUrl = pg.postgres().getJdbcUrl("postgres", "postgres");
+                DemoHandlers demo = new DemoHandlers();
+                Database db = Database.open(DatabaseUrl.parse(jdbcUrl), SCHEMA, 12, "docket-demo",
+                        b -> demo.configure(b.meterRegistry(QueueMetrics.registryFor())));
+                started.push(db);
+                Docket docket = db.docket();
+                docket.migrate();
+
+                String token = TokenStore.generate();
+                TokenStore tokens = new TokenStore();
+                tokens.add(Role.ADMIN, token);
+                DocketServer server = ServeCommand.startServer(db, tokens, DocketServer.Config.defaults().withHost(HOST)
+                        .withPort(port).withMaxBodyBytes(1024 * 1024));
+                started.push(server);
+                started.push(MaintenanceLeader.start(docket));
+
+                DemoLog log = new DemoLog(out);
+                WorkerProcesses processes = new WorkerProcesses(List.of("--database-url", jdbcUrl, "--schema", SCHEMA,
+                        "--queue", "default=16", "--queue", "email=4", "--queue", "reports=3", "--lease", Converters.format(lease),
+                        "--shutdown-grace", "5s", "--no-maintenance"), workers, lease, Duration.ofSeconds(20), log);
+                started.push(processes);
+                processes.start();
+                DemoTraffic traffic = new DemoTraffic(docket, jobsPerSecond, log, RandomGenerator.getDefault());
+                started.push(traffic);
+                traffic.start();
+
+                banner(out, server, token, jdbcUrl, pg.runDirectory(), processes);
+                while (!lifetime.awaitStop(Duration.ofSeconds(15))) {
+                    status(out, docket, processes);
+                }
+                say(out, "[demo] stopping: producer, then workers (SIGTERM; they drain), server, PostgreSQL ...");
+            } finally {
+                closeAll(started, out);
+                say(out, "[demo] stopped.");
+                Signal.handle(interrupt, previous);
+            }
+        });
     }
 
     /** Stops a demo running in this JVM, as Ctrl-C would. */

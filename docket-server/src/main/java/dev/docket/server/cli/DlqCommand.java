@@ -2,7 +2,6 @@ package dev.docket.server.cli;
 
 import dev.docket.DeadJobQuery;
 import dev.docket.JobSummary;
-import java.io.PrintWriter;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -50,28 +49,23 @@ final class DlqCommand implements Callable<Integer> {
                 throw CommandFailure.usage("--before must be a job id (a positive whole number), was " + before);
             }
             DeadJobQuery query = filter.query().withBefore(before).withLimit(limit);
-            List<JobSummary> jobs;
-            try (Database db = database.openMigrated(2)) {
-                jobs = db.docket().admin().deadJobs(query);
-            }
-            PrintWriter out = spec.commandLine().getOut();
-            if (jobs.isEmpty()) {
-                out.println("No dead jobs" + (query.kind() != null || query.errorContains() != null || query.signature() != null || before != null
-                        ? " match." : "."));
-                out.flush();
-                return 0;
-            }
-            Table table = new Table("ID>", "KIND", "QUEUE", "TENANT", "ATTEMPTS>", "DIED", "REASON");
-            for (JobSummary j : jobs) {
-                table.row(j.id(), j.kind(), j.queue(), j.tenant(), j.attempt() + "/" + j.maxAttempts(),
-                        j.finishedAt() == null ? null : TIME.format(j.finishedAt()), clip(j.deadReason()));
-            }
-            table.print(out);
-            if (jobs.size() == limit) {
-                out.println("(more: --before " + jobs.getLast().id() + ")");
-            }
-            out.flush();
-            return 0;
+            List<JobSummary> jobs = withAdmin(admin -> admin.deadJobs(query));
+            return print(out -> {
+                if (jobs.isEmpty()) {
+                    out.println("No dead jobs" + (query.kind() != null || query.errorContains() != null
+                            || query.signature() != null || before != null ? " match." : "."));
+                    return;
+                }
+                Table table = new Table("ID>", "KIND", "QUEUE", "TENANT", "ATTEMPTS>", "DIED", "REASON");
+                for (JobSummary j : jobs) {
+                    table.row(j.id(), j.kind(), j.queue(), j.tenant(), j.attempt() + "/" + j.maxAttempts(),
+                            j.finishedAt() == null ? null : TIME.format(j.finishedAt()), clip(j.deadReason()));
+                }
+                table.print(out);
+                if (jobs.size() == limit) {
+                    out.println("(more: --before " + jobs.getLast().id() + ")");
+                }
+            });
         }
 
         private static String clip(String s) {
@@ -91,19 +85,9 @@ final class DlqCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             Set<Long> wanted = new LinkedHashSet<>();
-            for (long id : ids) {
-                if (id <= 0) {
-                    throw CommandFailure.usage("a job id is a positive whole number, was " + id);
-                }
-                wanted.add(id);
-            }
-            List<Long> replayed;
-            try (Database db = database.openMigrated(2)) {
-                replayed = db.docket().admin().replayDead(wanted);
-            }
-            PrintWriter out = spec.commandLine().getOut();
-            replayed.forEach(id -> out.println("replayed " + id));
-            out.flush();
+            ids.forEach(id -> wanted.add(checkId("job", id)));
+            List<Long> replayed = withAdmin(admin -> admin.replayDead(wanted));
+            print(out -> replayed.forEach(id -> out.println("replayed " + id)));
             List<Long> missing = new ArrayList<>(wanted);
             missing.removeAll(replayed);
             if (!missing.isEmpty()) {
@@ -124,20 +108,11 @@ final class DlqCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            if (id <= 0) {
-                throw CommandFailure.usage("a job id is a positive whole number, was " + id);
-            }
-            boolean discarded;
-            try (Database db = database.openMigrated(2)) {
-                discarded = db.docket().admin().discardDead(id);
-            }
-            if (!discarded) {
+            checkId("job", id);
+            if (!withAdmin(admin -> admin.discardDead(id))) {
                 throw CommandFailure.failed("no dead job " + id);
             }
-            PrintWriter out = spec.commandLine().getOut();
-            out.println("discarded " + id);
-            out.flush();
-            return 0;
+            return println("discarded " + id);
         }
     }
 }

@@ -6,7 +6,6 @@ import dev.docket.DeadJobRepair;
 import dev.docket.DeadJobReplay;
 import dev.docket.DocketAdmin;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -38,10 +37,18 @@ final class DlqTriageCommands {
         }
     }
 
-    /** Who repairs, as recorded in the job: the name given, else the operating-system user, marked as the CLI's. */
-    static String repairedBy(String by) {
-        String name = by != null ? by : System.getProperty("user.name", "unknown");
-        return name + " (cli)";
+    /** {@code --by NAME}: who repairs, for {@code dlq repair} and {@code dlq patch}. */
+    static final class RepairerOption {
+
+        @Option(names = "--by", paramLabel = "NAME", order = 50,
+                description = "Who repairs, for the record (default: the operating-system user).")
+        String by;
+
+        /** As recorded in the job: the name given, else the operating-system user, marked as the CLI's. */
+        String repairedBy() {
+            String name = by != null ? by : System.getProperty("user.name", "unknown");
+            return name + " (cli)";
+        }
     }
 
     @Command(name = "groups", mixinStandardHelpOptions = true, sortOptions = false,
@@ -59,20 +66,16 @@ final class DlqTriageCommands {
 
         @Override
         public Integer call() {
-            List<DeadJobGroup> groups;
-            try (Database db = database.openMigrated(2)) {
-                groups = db.docket().admin().deadJobGroups(DeadJobFilterOptions.blankToNull(kind), limit);
-            }
-            PrintWriter out = spec.commandLine().getOut();
-            if (groups.isEmpty()) {
-                out.println("No dead jobs" + (kind != null ? " of kind " + kind + "." : "."));
-            } else {
-                Table table = new Table("JOBS>", "KIND", "LAST DIED", "SIGNATURE");
-                groups.forEach(g -> table.row(g.count(), g.kind(), DlqCommand.TIME.format(g.lastDiedAt()), g.signature()));
-                table.print(out);
-            }
-            out.flush();
-            return 0;
+            List<DeadJobGroup> groups = withAdmin(admin -> admin.deadJobGroups(DeadJobFilterOptions.blankToNull(kind), limit));
+            return print(out -> {
+                if (groups.isEmpty()) {
+                    out.println("No dead jobs" + (kind != null ? " of kind " + kind + "." : "."));
+                } else {
+                    Table table = new Table("JOBS>", "KIND", "LAST DIED", "SIGNATURE");
+                    groups.forEach(g -> table.row(g.count(), g.kind(), DlqCommand.TIME.format(g.lastDiedAt()), g.signature()));
+                    table.print(out);
+                }
+            });
         }
     }
 
@@ -95,15 +98,9 @@ final class DlqTriageCommands {
 
         @Override
         public Integer call() {
-            DeadJobReplay replay;
-            try (Database db = database.openMigrated(2)) {
-                replay = db.docket().admin().startReplay(filter.query(), rate, max);
-            }
-            PrintWriter out = spec.commandLine().getOut();
-            out.println("replay " + replay.id() + ": " + replay.matched() + " dead jobs match"
+            DeadJobReplay replay = withAdmin(admin -> admin.startReplay(filter.query(), rate, max));
+            return println("replay " + replay.id() + ": " + replay.matched() + " dead jobs match"
                     + (replay.state() == DeadJobReplay.State.DONE ? "; nothing to do" : ", replaying at " + rate + "/s"));
-            out.flush();
-            return 0;
         }
     }
 
@@ -120,26 +117,17 @@ final class DlqTriageCommands {
                 description = "The new payload as JSON; @FILE reads it from a file.")
         String payload;
 
-        @Option(names = "--by", paramLabel = "NAME", order = 2,
-                description = "Who repairs it, for the record (default: the operating-system user).")
-        String by;
+        @Mixin
+        RepairerOption repairer;
 
         @Override
         public Integer call() {
-            if (id <= 0) {
-                throw CommandFailure.usage("a job id is a positive whole number, was " + id);
-            }
+            checkId("job", id);
             String json = jsonArgument("--payload", payload);
-            boolean repaired;
-            try (Database db = database.openMigrated(2)) {
-                repaired = db.docket().admin().repairDead(id, json, repairedBy(by));
-            }
-            if (!repaired) {
+            if (!withAdmin(admin -> admin.repairDead(id, json, repairer.repairedBy()))) {
                 throw CommandFailure.failed("no dead job " + id);
             }
-            spec.commandLine().getOut().println("repaired " + id + " (still dead: `docket dlq retry " + id + "` replays it)");
-            spec.commandLine().getOut().flush();
-            return 0;
+            return println("repaired " + id + " (still dead: `docket dlq retry " + id + "` replays it)");
         }
     }
 
@@ -172,25 +160,18 @@ final class DlqTriageCommands {
         @Option(names = "--dry-run", order = 6, description = "Change nothing; print which jobs the patch would change.")
         boolean dryRun;
 
-        @Option(names = "--by", paramLabel = "NAME", order = 7,
-                description = "Who repairs them, for the record (default: the operating-system user).")
-        String by;
+        @Mixin
+        RepairerOption repairer;
 
         @Override
         public Integer call() {
             DeadJobQuery group = DeadJobQuery.all().withKind(kind).withSignature(signature)
                     .withErrorContains(DeadJobFilterOptions.blankToNull(errorContains));
             String patch = jsonArgument("--merge-patch", mergePatch);
-            DeadJobRepair result;
-            try (Database db = database.openMigrated(2)) {
-                result = db.docket().admin().repairDeadGroup(group, patch, repairedBy(by), max, dryRun);
-            }
-            PrintWriter out = spec.commandLine().getOut();
-            out.println((dryRun ? "dry run: would change " : "changed ") + result.changed().size() + " of "
+            DeadJobRepair result = withAdmin(admin -> admin.repairDeadGroup(group, patch, repairer.repairedBy(), max, dryRun));
+            return println((dryRun ? "dry run: would change " : "changed ") + result.changed().size() + " of "
                     + result.matched() + " dead jobs" + (result.changed().isEmpty() ? ""
                     : ": " + result.changed().stream().map(String::valueOf).reduce((a, b) -> a + " " + b).orElse("")));
-            out.flush();
-            return 0;
         }
     }
 }

@@ -1,8 +1,5 @@
 package dev.docket.server.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.docket.DoctorOptions;
 import dev.docket.DoctorReport;
 import dev.docket.DoctorReport.Finding;
@@ -43,6 +40,17 @@ final class DoctorCommand extends DatabaseCommand {
 
     @Override
     public Integer call() throws Exception {
+        DoctorOptions options = options();
+        DoctorReport report = withAdmin(admin -> admin.doctor(options));
+        if (json) {
+            println(JobCommand.JSON.writeValueAsString(OperationsViews.doctor(report)));
+        } else {
+            print(out -> printReport(out, report));
+        }
+        return report.exitCode();
+    }
+
+    private DoctorOptions options() {
         DoctorOptions options = DoctorOptions.defaults();
         if (longTransaction != null) {
             if (longTransaction.compareTo(Duration.ofDays(1)) > 0) {
@@ -53,27 +61,14 @@ final class DoctorCommand extends DatabaseCommand {
         if (historyRetention != null) {
             options = options.withHistoryRetention(historyRetention);
         }
-        DoctorReport report;
-        try (Database db = database.openMigrated(2)) {
-            report = db.docket().admin().doctor(options);
-        }
-        PrintWriter out = spec.commandLine().getOut();
-        if (json) {
-            out.println(new ObjectMapper().registerModule(new JavaTimeModule())
-                    .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).enable(SerializationFeature.INDENT_OUTPUT)
-                    .writeValueAsString(OperationsViews.doctor(report)));
-        } else {
-            print(out, report);
-        }
-        out.flush();
-        return report.exitCode();
+        return options;
     }
 
     private static String plural(long n, String noun) {
         return n + " " + noun + (n == 1 ? "" : "s");
     }
 
-    private void print(PrintWriter out, DoctorReport report) {
+    private void printReport(PrintWriter out, DoctorReport report) {
         long problems = report.findings().stream().filter(f -> f.severity() == Severity.PROBLEM).count();
         long warnings = report.findings().stream().filter(f -> f.severity() == Severity.WARNING).count();
         out.println("docket doctor: " + (problems + warnings == 0 ? "healthy" : plural(problems, "problem") + ", "

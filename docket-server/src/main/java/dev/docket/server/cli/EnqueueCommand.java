@@ -11,11 +11,11 @@ import dev.docket.JobOptions;
 import dev.docket.NewJob;
 import dev.docket.server.api.PayloadCheck;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -93,49 +93,30 @@ final class EnqueueCommand extends DatabaseCommand {
         JsonNode json = readPayload();
         JobOptions options = options();
         NewJob job = NewJob.of(kind, json, options);
-        Enqueued result;
-        try (Database db = database.openMigrated(2)) {
-            result = db.docket().enqueueWithResult(job.kind(), job.payload(), job.options());
-        }
-        PrintWriter out = spec.commandLine().getOut();
-        out.println(result.inserted() ? Long.toString(result.id()) : result.id() + " existing");
-        out.flush();
-        return 0;
+        Enqueued result = withDocket(docket -> docket.enqueueWithResult(job.kind(), job.payload(), job.options()));
+        return println(result.inserted() ? Long.toString(result.id()) : result.id() + " existing");
     }
 
+    /** The options given; one left out keeps the kind's configured value, else the library's default. */
     private JobOptions options() {
         JobOptions.Builder b = JobOptions.builder();
-        if (queue != null) {
-            b.queue(queue);
-        }
-        if (priority != null) {
-            b.priority(priority);
-        }
-        if (runAt != null) {
-            b.runAt(runAt);
-        }
-        if (delay != null) {
-            b.delay(delay);
-        }
-        if (uniqueKey != null) {
-            b.uniqueKey(uniqueKey);
-        }
-        if (uniqueFor != null) {
-            b.uniqueFor(uniqueFor);
-        }
-        if (tenant != null) {
-            b.tenant(tenant);
-        }
-        if (maxAttempts != null) {
-            b.maxAttempts(maxAttempts);
-        }
-        if (sequenceKey != null) {
-            b.sequenceKey(sequenceKey);
-        }
-        if (haltSequenceOnDeath != null) {
-            b.haltSequenceOnDeath(haltSequenceOnDeath);
-        }
+        ifGiven(queue, b::queue);
+        ifGiven(priority, b::priority);
+        ifGiven(runAt, b::runAt);
+        ifGiven(delay, b::delay);
+        ifGiven(uniqueKey, b::uniqueKey);
+        ifGiven(uniqueFor, b::uniqueFor);
+        ifGiven(tenant, b::tenant);
+        ifGiven(maxAttempts, b::maxAttempts);
+        ifGiven(sequenceKey, b::sequenceKey);
+        ifGiven(haltSequenceOnDeath, b::haltSequenceOnDeath);
         return b.build();
+    }
+
+    private static <T> void ifGiven(T value, Consumer<T> option) {
+        if (value != null) {
+            option.accept(value);
+        }
     }
 
     private JsonNode readPayload() {

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.docket.JobInfo;
 import dev.docket.server.api.Views;
-import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -29,18 +28,14 @@ final class JobCommand extends DatabaseCommand {
         if (id == null) {
             throw CommandFailure.usage("give a job id: `docket job ID`, or `docket job explain ID`");
         }
-        if (id <= 0) {
-            throw CommandFailure.usage("a job id is a positive whole number, was " + id);
-        }
-        JobInfo job;
-        try (Database db = database.openMigrated(2)) {
-            job = db.docket().job(id).orElseThrow(() -> CommandFailure.failed("no job " + id + " in schema "
-                    + database.schema + " (it may have been pruned after its retention)"));
-        }
-        PrintWriter out = spec.commandLine().getOut();
+        checkId("job", id);
+        JobInfo job = withDocket(docket -> docket.job(id)).orElseThrow(() -> noJob(id, database.schema));
         Object output = job.output() == null ? null : JSON.readTree(job.output());
-        out.println(JSON.writeValueAsString(Views.job(job, true).withShown(JSON.readTree(job.payload()), output)));
-        out.flush();
-        return 0;
+        return println(JSON.writeValueAsString(Views.job(job, true).withShown(JSON.readTree(job.payload()), output)));
+    }
+
+    /** The failure for a job id the schema does not hold (any more). */
+    static CommandFailure noJob(long id, String schema) {
+        return CommandFailure.failed("no job " + id + " in schema " + schema + " (it may have been pruned after its retention)");
     }
 }

@@ -2,7 +2,6 @@ package dev.docket.server.cli;
 
 import dev.docket.JobExplanation;
 import dev.docket.server.api.OperationsViews;
-import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -23,24 +22,16 @@ final class JobExplainCommand extends DatabaseCommand {
 
     @Override
     public Integer call() throws Exception {
-        if (id <= 0) {
-            throw CommandFailure.usage("a job id is a positive whole number, was " + id);
-        }
-        JobExplanation e;
-        try (Database db = database.openMigrated(2)) {
-            e = db.docket().admin().explain(id).orElseThrow(() -> CommandFailure.failed("no job " + id + " in schema "
-                    + database.schema + " (it may have been pruned after its retention)"));
-        }
-        PrintWriter out = spec.commandLine().getOut();
+        checkId("job", id);
+        JobExplanation e = withAdmin(admin -> admin.explain(id)).orElseThrow(() -> JobCommand.noJob(id, database.schema));
         if (json) {
-            out.println(JobCommand.JSON.writeValueAsString(OperationsViews.explanation(e)));
-        } else {
+            return println(JobCommand.JSON.writeValueAsString(OperationsViews.explanation(e)));
+        }
+        return print(out -> {
             out.println("job " + e.jobId() + " (" + e.kind() + " on queue " + e.queue() + ") is "
                     + e.state().name().toLowerCase(java.util.Locale.ROOT) + ":");
             e.reasons().forEach(r -> out.println("  " + r.code().name().toLowerCase(java.util.Locale.ROOT) + ": "
                     + r.message()));
-        }
-        out.flush();
-        return 0;
+        });
     }
 }

@@ -17,8 +17,31 @@ final class Lifetime {
     private final CountDownLatch cleanedUp = new CountDownLatch(1);
     private Thread hook;
 
-    /** Starts listening for signals; call before starting anything that must be closed. */
-    synchronized void begin(String name) {
+    /** What a long-running command does while it lives: start, await a stop, close what it started. */
+    interface Body {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code body}, which starts what the command serves, awaits a stop and closes what it
+     * started, with signals caught for the whole of it: a SIGTERM or SIGINT ends in {@code body}'s
+     * own cleanup rather than the JVM exiting under it.
+     *
+     * @param name names the shutdown hook's thread ({@code docket-NAME-shutdown})
+     * @return 0, the exit status of a command that stopped as asked
+     */
+    int run(String name, Body body) throws Exception {
+        begin(name);
+        try {
+            body.run();
+        } finally {
+            end();
+        }
+        return 0;
+    }
+
+    /** Starts listening for signals; called before anything that must be closed is started. */
+    private synchronized void begin(String name) {
         hook = new Thread(() -> {
             stopRequested.countDown();
             try {
@@ -50,7 +73,7 @@ final class Lifetime {
     }
 
     /** The command has closed everything: the JVM may exit. */
-    synchronized void end() {
+    private synchronized void end() {
         cleanedUp.countDown();
         if (hook != null) {
             try {

@@ -1,7 +1,6 @@
 package dev.docket.server.cli;
 
 import dev.docket.Docket;
-import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -19,27 +18,21 @@ final class MigrateCommand extends DatabaseCommand {
 
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
         if (print) {
             try (Docket docket = Docket.builder(new UnopenedDataSource()).schema(database.schema).build()) {
-                out.print(docket.migrationSql());
+                String sql = docket.migrationSql();
+                return print(out -> out.print(sql));
             }
-            out.flush();
-            return 0;
         }
         try (Database db = database.open(2, b -> { })) {
             Docket docket = db.docket();
             int applied = docket.migrate();
             int version = docket.schemaVersion();
-            if (applied == 0) {
-                out.printf("Schema %s in %s is already at version %d; nothing to do.%n", docket.schema(),
-                        db.url().display(), version);
-            } else {
-                out.printf("Applied %d migration%s: schema %s in %s is at version %d.%n", applied,
-                        applied == 1 ? "" : "s", docket.schema(), db.url().display(), version);
-            }
+            return println(applied == 0
+                    ? String.format("Schema %s in %s is already at version %d; nothing to do.", docket.schema(),
+                            db.url().display(), version)
+                    : String.format("Applied %d migration%s: schema %s in %s is at version %d.", applied,
+                            applied == 1 ? "" : "s", docket.schema(), db.url().display(), version));
         }
-        out.flush();
-        return 0;
     }
 }

@@ -4,7 +4,6 @@ import dev.docket.DocketAdmin;
 import dev.docket.JobOptions;
 import dev.docket.QueueSettings;
 import dev.docket.TenantRunning;
-import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -49,29 +48,23 @@ final class QueueCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            List<QueueSettings> queues;
-            List<TenantRunning> running;
-            try (Database db = database.openMigrated(2)) {
-                DocketAdmin admin = db.docket().admin();
-                queues = admin.queues();
-                running = admin.runningByTenant();
-            }
-            PrintWriter out = spec.commandLine().getOut();
-            if (queues.isEmpty()) {
-                out.println("No queue has settings of its own: none paused, none capped.");
-            } else {
-                Table table = new Table("QUEUE", "PAUSED", "MAX RUNNING>", "PER TENANT>");
-                queues.forEach(q -> table.row(q.queue(), q.paused() ? "yes" : "no", q.maxRunning(), q.tenantMaxRunning()));
-                table.print(out);
-            }
-            if (!running.isEmpty()) {
-                out.println();
-                Table table = new Table("QUEUE", "TENANT", "RUNNING>");
-                running.forEach(r -> table.row(r.queue(), r.tenant() == null ? "(none)" : r.tenant(), r.running()));
-                table.print(out);
-            }
-            out.flush();
-            return 0;
+            return withAdmin(admin -> print(out -> {
+                List<QueueSettings> queues = admin.queues();
+                List<TenantRunning> running = admin.runningByTenant();
+                if (queues.isEmpty()) {
+                    out.println("No queue has settings of its own: none paused, none capped.");
+                } else {
+                    Table table = new Table("QUEUE", "PAUSED", "MAX RUNNING>", "PER TENANT>");
+                    queues.forEach(q -> table.row(q.queue(), q.paused() ? "yes" : "no", q.maxRunning(), q.tenantMaxRunning()));
+                    table.print(out);
+                }
+                if (!running.isEmpty()) {
+                    out.println();
+                    Table table = new Table("QUEUE", "TENANT", "RUNNING>");
+                    running.forEach(r -> table.row(r.queue(), r.tenant() == null ? "(none)" : r.tenant(), r.running()));
+                    table.print(out);
+                }
+            }));
         }
     }
 
@@ -90,17 +83,15 @@ final class QueueCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             checkName(name);
-            try (Database db = database.openMigrated(2)) {
-                checkKnown(db.docket().admin(), name, create);
+            return withAdmin(admin -> {
+                checkKnown(admin, name, create);
                 if (paused()) {
-                    db.docket().admin().pauseQueue(name);
+                    admin.pauseQueue(name);
                 } else {
-                    db.docket().admin().resumeQueue(name);
+                    admin.resumeQueue(name);
                 }
-            }
-            spec.commandLine().getOut().println((paused() ? "paused " : "resumed ") + name);
-            spec.commandLine().getOut().flush();
-            return 0;
+                return println((paused() ? "paused " : "resumed ") + name);
+            });
         }
     }
 
@@ -154,24 +145,20 @@ final class QueueCommand implements Callable<Integer> {
                 throw CommandFailure.usage("--tenant-max-running must be 1 or more, was " + tenantMaxRunning);
             }
             boolean changes = clear || maxRunning != null || tenantMaxRunning != null;
-            QueueSettings current;
-            try (Database db = database.openMigrated(2)) {
-                DocketAdmin admin = db.docket().admin();
+            QueueSettings current = withAdmin(admin -> {
                 checkKnown(admin, name, create && changes);
-                current = settings(admin);
-                if (changes) {
-                    Integer max = maxRunning != null ? maxRunning : clear || current == null ? null : current.maxRunning();
-                    Integer perTenant = tenantMaxRunning != null ? tenantMaxRunning
-                            : clear || current == null ? null : current.tenantMaxRunning();
-                    admin.setQueueLimits(name, max, perTenant);
-                    current = settings(admin);
+                QueueSettings before = settings(admin);
+                if (!changes) {
+                    return before;
                 }
-            }
-            PrintWriter out = spec.commandLine().getOut();
-            out.println(name + ": max running " + cap(current == null ? null : current.maxRunning()) + ", per tenant "
+                Integer max = maxRunning != null ? maxRunning : clear || before == null ? null : before.maxRunning();
+                Integer perTenant = tenantMaxRunning != null ? tenantMaxRunning
+                        : clear || before == null ? null : before.tenantMaxRunning();
+                admin.setQueueLimits(name, max, perTenant);
+                return settings(admin);
+            });
+            return println(name + ": max running " + cap(current == null ? null : current.maxRunning()) + ", per tenant "
                     + cap(current == null ? null : current.tenantMaxRunning()));
-            out.flush();
-            return 0;
         }
 
         private QueueSettings settings(DocketAdmin admin) {

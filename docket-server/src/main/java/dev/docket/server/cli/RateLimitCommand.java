@@ -3,7 +3,6 @@ package dev.docket.server.cli;
 import dev.docket.DocketAdmin;
 import dev.docket.RateLimit;
 import dev.docket.RateLimitSettings;
-import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -49,22 +48,15 @@ final class RateLimitCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            List<RateLimitSettings> limits;
-            try (Database db = database.openMigrated(2)) {
-                limits = db.docket().admin().rateLimits();
-            }
-            PrintWriter out = spec.commandLine().getOut();
+            List<RateLimitSettings> limits = withAdmin(DocketAdmin::rateLimits);
             if (limits.isEmpty()) {
-                out.println("No rate limit: `docket rate-limit set --kind KIND --permits 50 --period 1s`.");
-            } else {
-                Table table = new Table("SCOPE", "NAME", "PERMITS>", "PERIOD>", "PER TENANT", "SOURCE", "UPDATED");
-                limits.forEach(s -> table.row(s.limit().scope().name().toLowerCase(Locale.ROOT), s.limit().name(),
-                        s.limit().permits(), Converters.format(s.limit().period()), s.limit().perTenant() ? "yes" : "no",
-                        s.edited() ? "edited" : "declared", s.updatedAt()));
-                table.print(out);
+                return println("No rate limit: `docket rate-limit set --kind KIND --permits 50 --period 1s`.");
             }
-            out.flush();
-            return 0;
+            Table table = new Table("SCOPE", "NAME", "PERMITS>", "PERIOD>", "PER TENANT", "SOURCE", "UPDATED");
+            limits.forEach(s -> table.row(s.limit().scope().name().toLowerCase(Locale.ROOT), s.limit().name(),
+                    s.limit().permits(), Converters.format(s.limit().period()), s.limit().perTenant() ? "yes" : "no",
+                    s.edited() ? "edited" : "declared", s.updatedAt()));
+            return print(table::print);
         }
     }
 
@@ -93,8 +85,7 @@ final class RateLimitCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             RateLimit limit = new RateLimit(target.scope(), target.name(), permits, period, perTenant);
-            try (Database db = database.openMigrated(2)) {
-                DocketAdmin admin = db.docket().admin();
+            return withAdmin(admin -> {
                 boolean known = limit.scope() == RateLimit.Scope.KIND ? admin.knowsKind(limit.name())
                         : admin.knowsQueue(limit.name());
                 if (!known && !create) {
@@ -102,10 +93,8 @@ final class RateLimitCommand implements Callable<Integer> {
                             + " is known (no limit, no jobs, no worker); add --create to limit it anyway");
                 }
                 admin.setRateLimit(limit, true);
-            }
-            spec.commandLine().getOut().println("rate limit on " + limit.describe());
-            spec.commandLine().getOut().flush();
-            return 0;
+                return println("rate limit on " + limit.describe());
+            });
         }
     }
 
@@ -119,17 +108,11 @@ final class RateLimitCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             String name = target.name();
-            boolean removed;
-            try (Database db = database.openMigrated(2)) {
-                removed = db.docket().admin().removeRateLimit(target.scope(), name);
-            }
             String what = target.scope().name().toLowerCase(Locale.ROOT) + " " + name;
-            if (!removed) {
+            if (!withAdmin(admin -> admin.removeRateLimit(target.scope(), name))) {
                 throw CommandFailure.failed("no rate limit on " + what);
             }
-            spec.commandLine().getOut().println("removed the rate limit on " + what);
-            spec.commandLine().getOut().flush();
-            return 0;
+            return println("removed the rate limit on " + what);
         }
     }
 }

@@ -63,49 +63,50 @@ final class ServeCommand extends DatabaseCommand {
             throw CommandFailure.usage(e.getMessage());
         }
         TokenStore tokens = tokens(database.root());
-        String generated = null;
-        if (tokens.isEmpty()) {
-            if (!DocketServer.isLoopback(host)) {
-                throw CommandFailure.usage("refusing to serve on " + host + " without API tokens: set DOCKET_TOKENS="
-                        + "admin:TOKEN or pass --tokens-file (only a loopback address gets a generated token)");
-            }
-            generated = TokenStore.generate();
-            tokens.add(Role.ADMIN, generated);
-        }
+        String generated = tokens.isEmpty() ? generateAdminToken(tokens) : null;
         PrintWriter out = spec.commandLine().getOut();
-        lifetime.begin("serve");
-        try (Database db = database.open(10, b -> b.maxPayloadBytes(maxPayloadBytes)
-                .meterRegistry(QueueMetrics.registryFor()))) {
-            if (migrate) {
-                db.docket().migrate();
-            } else {
-                db.requireCurrentSchema();
-            }
-            MaintenanceLeader leader = noMaintenance ? null : MaintenanceLeader.start(db.docket());
-            try (DocketServer server = startServer(db, tokens, config)) {
-                out.printf("Docket serving on %s/ (dashboard), API under /api, metrics at /metrics; database %s, "
-                        + "schema %s.%n", server.baseUrl(), db.url().display(), db.docket().schema());
-                if (generated != null) {
-                    out.printf("Admin token (generated for this run; set DOCKET_TOKENS to choose your own): %s%n", generated);
+        return lifetime.run("serve", () -> {
+            try (Database db = database.open(10, b -> b.maxPayloadBytes(maxPayloadBytes)
+                    .meterRegistry(QueueMetrics.registryFor()))) {
+                if (migrate) {
+                    db.docket().migrate();
+                } else {
+                    db.requireCurrentSchema();
                 }
+                MaintenanceLeader leader = noMaintenance ? null : MaintenanceLeader.start(db.docket());
+                try (DocketServer server = startServer(db, tokens, config)) {
+                    out.printf("Docket serving on %s/ (dashboard), API under /api, metrics at /metrics; database %s, "
+                            + "schema %s.%n", server.baseUrl(), db.url().display(), db.docket().schema());
+                    if (generated != null) {
+                        out.printf("Admin token (generated for this run; set DOCKET_TOKENS to choose your own): %s%n", generated);
+                    }
+                    out.flush();
+                    lifetime.awaitStop();
+                } finally {
+                    if (leader != null) {
+                        leader.close();
+                    }
+                }
+                out.println("docket serve stopped.");
                 out.flush();
-                lifetime.awaitStop();
-            } finally {
-                if (leader != null) {
-                    leader.close();
-                }
             }
-            out.println("docket serve stopped.");
-            out.flush();
-        } finally {
-            lifetime.end();
-        }
-        return 0;
+        });
     }
 
     /** Stops a server started in this JVM, as SIGTERM would. */
     void stop() {
         lifetime.stop();
+    }
+
+    /** With no tokens given, one admin token for this run: on a loopback address only. */
+    private String generateAdminToken(TokenStore tokens) {
+        if (!DocketServer.isLoopback(host)) {
+            throw CommandFailure.usage("refusing to serve on " + host + " without API tokens: set DOCKET_TOKENS="
+                    + "admin:TOKEN or pass --tokens-file (only a loopback address gets a generated token)");
+        }
+        String generated = TokenStore.generate();
+        tokens.add(Role.ADMIN, generated);
+        return generated;
     }
 
     private TokenStore tokens(DocketCommand root) {

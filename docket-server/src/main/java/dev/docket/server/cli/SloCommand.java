@@ -2,7 +2,6 @@ package dev.docket.server.cli;
 
 import dev.docket.DocketAdmin;
 import dev.docket.Slo;
-import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -39,31 +38,21 @@ final class SloCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            List<Slo> slos;
-            try (Database db = database.openMigrated(2)) {
-                slos = db.docket().admin().slos();
-            }
-            PrintWriter out = spec.commandLine().getOut();
+            List<Slo> slos = withAdmin(DocketAdmin::slos);
             if (slos.isEmpty()) {
-                out.println("No SLO is set: `docket slo set --queue NAME --lag 30s` or `--kind KIND --pickup-p99 2s`.");
-            } else {
-                Table table = new Table("TARGET", "NAME", "OBJECTIVE>", "UPDATED");
-                slos.forEach(s -> table.row(s.target().name().toLowerCase(Locale.ROOT), s.name(),
-                        Converters.format(s.objective()), s.updatedAt()));
-                table.print(out);
+                return println("No SLO is set: `docket slo set --queue NAME --lag 30s` or `--kind KIND --pickup-p99 2s`.");
             }
-            out.flush();
-            return 0;
+            Table table = new Table("TARGET", "NAME", "OBJECTIVE>", "UPDATED");
+            slos.forEach(s -> table.row(s.target().name().toLowerCase(Locale.ROOT), s.name(),
+                    Converters.format(s.objective()), s.updatedAt()));
+            return print(table::print);
         }
     }
 
     @Command(name = "set", mixinStandardHelpOptions = true,
             description = {"Sets a queue's lag objective (--queue NAME --lag D) or a kind's pickup p99 objective "
                     + "(--kind KIND --pickup-p99 D); D is more than 0 and at most 30d."})
-    static final class SetCommand extends DatabaseCommand {
-
-        @ArgGroup(multiplicity = "1")
-        Target target;
+    static final class SetCommand extends TargetCommand {
 
         @Option(names = "--lag", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
                 description = "The queue's lag objective: 500ms, 30s, 5m, 2h, 1d or ISO-8601.")
@@ -81,11 +70,9 @@ final class SloCommand implements Callable<Integer> {
                 throw CommandFailure.usage("an objective must be more than 0 and at most 30d, was "
                         + Converters.format(objective));
             }
-            String name = apply(database, target, objective);
-            spec.commandLine().getOut().println((target.queue != null ? "queue " + name + ": lag" : "kind " + name
+            String name = apply(objective);
+            return println((target.queue != null ? "queue " + name + ": lag" : "kind " + name
                     + ": pickup p99") + " objective " + Converters.format(objective));
-            spec.commandLine().getOut().flush();
-            return 0;
         }
 
         private static Duration required(Duration value, String option, Duration other, String otherOption,
@@ -101,34 +88,35 @@ final class SloCommand implements Callable<Integer> {
     }
 
     @Command(name = "clear", mixinStandardHelpOptions = true, description = "Removes a queue's or a kind's objective.")
-    static final class ClearCommand extends DatabaseCommand {
+    static final class ClearCommand extends TargetCommand {
+
+        @Override
+        public Integer call() {
+            String name = apply(null);
+            return println("cleared the objective of " + (target.queue != null ? "queue " : "kind ") + name);
+        }
+    }
+
+    /** What set and clear share: the queue or kind, and writing its objective. */
+    abstract static class TargetCommand extends DatabaseCommand {
 
         @ArgGroup(multiplicity = "1")
         Target target;
 
-        @Override
-        public Integer call() {
-            String name = apply(database, target, null);
-            spec.commandLine().getOut().println("cleared the objective of " + (target.queue != null ? "queue " : "kind ")
-                    + name);
-            spec.commandLine().getOut().flush();
-            return 0;
+        /**
+         * Sets (or with null clears) the objective of the queue or kind; returns its name. The queue is
+         * checked before connecting; a bad kind is refused by the library (an IllegalArgumentException: exit 2).
+         */
+        String apply(Duration objective) {
+            String name = target.queue != null ? QueueCommand.checkName(target.queue) : target.kind;
+            return withAdmin(admin -> {
+                if (target.queue != null) {
+                    admin.setQueueLagSlo(name, objective);
+                } else {
+                    admin.setKindPickupSlo(name, objective);
+                }
+                return name;
+            });
         }
-    }
-
-    /**
-     * Sets (or with null clears) the objective of the queue or kind; returns its name. The queue is
-     * checked before connecting; a bad kind is refused by the library (an IllegalArgumentException: exit 2).
-     */
-    private static String apply(DatabaseOptions database, Target target, Duration objective) {
-        String name = target.queue != null ? QueueCommand.checkName(target.queue) : target.kind;
-        try (Database db = database.openMigrated(2)) {
-            if (target.queue != null) {
-                db.docket().admin().setQueueLagSlo(name, objective);
-            } else {
-                db.docket().admin().setKindPickupSlo(name, objective);
-            }
-        }
-        return name;
     }
 }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.docket.QueueStats;
 import dev.docket.server.api.Views;
-import java.io.PrintWriter;
+import dev.docket.DocketAdmin;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Command;
@@ -22,21 +22,13 @@ final class StatsCommand extends DatabaseCommand {
 
     @Override
     public Integer call() throws Exception {
-        List<QueueStats> stats;
-        try (Database db = database.openMigrated(2)) {
-            stats = db.docket().admin().stats();
-        }
-        PrintWriter out = spec.commandLine().getOut();
+        List<QueueStats> stats = withAdmin(DocketAdmin::stats);
         if (json) {
-            out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+            return println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
                     .writeValueAsString(new Views.StatsList(stats.stream().map(Views::stats).toList())));
-            out.flush();
-            return 0;
         }
         if (stats.isEmpty()) {
-            out.println("No jobs: every queue is empty, and the history and dead-letter tables too.");
-            out.flush();
-            return 0;
+            return println("No jobs: every queue is empty, and the history and dead-letter tables too.");
         }
         Table table = new Table("QUEUE", "KIND", "SCHEDULED>", "READY>", "RUNNING>", "LAG>", "DONE/MIN>",
                 "FAILED/MIN>", "DEAD>", "DEAD 24H>", "PICKUP P50>", "P99>");
@@ -45,8 +37,7 @@ final class StatsCommand extends DatabaseCommand {
                     s.completedLastMinute(), s.failedLastMinute(), s.dead(), s.deadLast24h(),
                     millis(s.pickupP50Millis()), millis(s.pickupP99Millis()));
         }
-        table.print(out);
-        return 0;
+        return print(table::print);
     }
 
     static String seconds(double s) {

@@ -99,45 +99,43 @@ final class WorkerCommand extends DatabaseCommand {
                     + "(add one with --handlers JAR)");
         }
         PrintWriter out = spec.commandLine().getOut();
-        lifetime.begin("worker");
-        try (Database db = database.open(pool, builder -> {
-            if (demo != null) {
-                demo.configure(builder);
-            }
-            providers.forEach(p -> p.configure(builder));
-        })) {
-            db.requireCurrentSchema();
-            Worker.Builder builder = db.docket().worker()
-                    .lease(lease)
-                    .shutdownGrace(shutdownGrace)
-                    .maintenance(!noMaintenance);
-            if (workerId != null) {
-                builder.workerId(workerId);
-            }
-            served.forEach(q -> builder.queue(q.name(), q.concurrency()));
-            providers.forEach(p -> p.register(builder));
-            List<String> replaced = demo == null ? List.of() : DemoHandlers.registerUnclaimed(builder);
-            if (exitWithParent) {
-                ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(lifetime::stop));
-            }
-            try (Worker worker = builder.start()) {
-                out.printf("docket worker %s: queues %s, lease %s, handlers from %s%s. SIGTERM or Ctrl-C stops it "
-                                + "gracefully.%n", worker.workerId(),
-                        served.stream().map(Object::toString).collect(Collectors.joining(", ")), Converters.format(lease),
-                        describe(providers, demo != null),
-                        replaced.isEmpty() ? "" : " (yours replace the demo's " + String.join(", ", replaced) + ")");
+        return lifetime.run("worker", () -> {
+            try (Database db = database.open(pool, builder -> {
+                if (demo != null) {
+                    demo.configure(builder);
+                }
+                providers.forEach(p -> p.configure(builder));
+            })) {
+                db.requireCurrentSchema();
+                Worker.Builder builder = db.docket().worker()
+                        .lease(lease)
+                        .shutdownGrace(shutdownGrace)
+                        .maintenance(!noMaintenance);
+                if (workerId != null) {
+                    builder.workerId(workerId);
+                }
+                served.forEach(q -> builder.queue(q.name(), q.concurrency()));
+                providers.forEach(p -> p.register(builder));
+                List<String> replaced = demo == null ? List.of() : DemoHandlers.registerUnclaimed(builder);
+                if (exitWithParent) {
+                    ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(lifetime::stop));
+                }
+                try (Worker worker = builder.start()) {
+                    out.printf("docket worker %s: queues %s, lease %s, handlers from %s%s. SIGTERM or Ctrl-C stops it "
+                                    + "gracefully.%n", worker.workerId(),
+                            served.stream().map(Object::toString).collect(Collectors.joining(", ")), Converters.format(lease),
+                            describe(providers, demo != null),
+                            replaced.isEmpty() ? "" : " (yours replace the demo's " + String.join(", ", replaced) + ")");
+                    out.flush();
+                    lifetime.awaitStop();
+                    out.printf("docket worker %s: stopping (grace %s) ...%n", worker.workerId(),
+                            Converters.format(shutdownGrace));
+                    out.flush();
+                }
+                out.println("docket worker stopped.");
                 out.flush();
-                lifetime.awaitStop();
-                out.printf("docket worker %s: stopping (grace %s) ...%n", worker.workerId(),
-                        Converters.format(shutdownGrace));
-                out.flush();
             }
-            out.println("docket worker stopped.");
-            out.flush();
-        } finally {
-            lifetime.end();
-        }
-        return 0;
+        });
     }
 
     /** Stops a worker started in this JVM, as SIGTERM would. */

@@ -1,5 +1,6 @@
 package dev.docket.server.cli;
 
+import dev.docket.DocketAdmin;
 import dev.docket.WorkflowInfo;
 import dev.docket.server.api.Views;
 import java.io.PrintWriter;
@@ -28,28 +29,23 @@ final class WorkflowCommand implements java.util.concurrent.Callable<Integer> {
 
         @Override
         public Integer call() {
-            if (id <= 0) {
-                throw CommandFailure.usage("a workflow id is a positive whole number, was " + id);
-            }
-            try (Database db = database.openMigrated(2)) {
-                if (db.docket().admin().workflow(id).isEmpty()) {
+            checkId("workflow", id);
+            return withAdmin(admin -> {
+                if (admin.workflow(id).isEmpty()) {
                     throw CommandFailure.failed("no workflow " + id + " in schema " + database.schema);
                 }
-                PrintWriter out = spec.commandLine().getOut();
-                run(db, out);
-                out.flush();
-            }
-            return 0;
+                return print(out -> run(admin, out));
+            });
         }
 
-        abstract void run(Database db, PrintWriter out);
+        abstract void run(DocketAdmin admin, PrintWriter out);
     }
 
     @Command(name = "show", mixinStandardHelpOptions = true, description = "Prints the workflow's steps in dependency order.")
     static final class ShowCommand extends WorkflowIdCommand {
         @Override
-        void run(Database db, PrintWriter out) {
-            WorkflowInfo w = db.docket().admin().workflow(id).orElseThrow();
+        void run(DocketAdmin admin, PrintWriter out) {
+            WorkflowInfo w = admin.workflow(id).orElseThrow();
             out.println("workflow " + w.id() + " '" + w.name() + "': " + w.status().name().toLowerCase(Locale.ROOT)
                     + " (created " + w.createdAt() + ")");
             Table table = new Table("STEP", "JOB>", "KIND", "STATE", "AFTER");
@@ -62,8 +58,8 @@ final class WorkflowCommand implements java.util.concurrent.Callable<Integer> {
     @Command(name = "cancel", mixinStandardHelpOptions = true, description = "Cancels every step not finished.")
     static final class CancelCommand extends WorkflowIdCommand {
         @Override
-        void run(Database db, PrintWriter out) {
-            out.println("cancelled " + db.docket().admin().cancelWorkflow(id) + " step(s) of workflow " + id);
+        void run(DocketAdmin admin, PrintWriter out) {
+            out.println("cancelled " + admin.cancelWorkflow(id) + " step(s) of workflow " + id);
         }
     }
 
@@ -71,8 +67,8 @@ final class WorkflowCommand implements java.util.concurrent.Callable<Integer> {
             description = "Re-runs the failed steps: dead ones replayed, cancelled ones enqueued again.")
     static final class RetryCommand extends WorkflowIdCommand {
         @Override
-        void run(Database db, PrintWriter out) {
-            out.println("re-ran " + db.docket().admin().retryWorkflow(id) + " step(s) of workflow " + id);
+        void run(DocketAdmin admin, PrintWriter out) {
+            out.println("re-ran " + admin.retryWorkflow(id) + " step(s) of workflow " + id);
         }
     }
 }
