@@ -14,20 +14,12 @@ import java.sql.SQLException;
  * an enqueue (valid JSON text, the size limit) and each repair is recorded in the job's metadata
  * ({@code docket.repairs}: who, when, how).
  */
-public final class PayloadRepairs {
+public record PayloadRepairs(Database store, PayloadCodec codec) {
 
     /** How a repair is recorded: the payload given whole. */
     public static final String REPLACED = "payload replaced";
     /** How a repair is recorded: an RFC 7386 merge patch applied. */
     public static final String MERGE_PATCH = "merge patch";
-
-    private final Database store;
-    private final PayloadCodec codec;
-
-    public PayloadRepairs(Database store, PayloadCodec codec) {
-        this.store = store;
-        this.codec = codec;
-    }
 
     /** Replaces one dead job's payload; false if no dead job has this id. */
     public boolean replace(long id, String payload, String by) throws SQLException {
