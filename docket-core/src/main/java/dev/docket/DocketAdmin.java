@@ -1,15 +1,14 @@
 package dev.docket;
 
 import static dev.docket.internal.db.Database.call;
+import static dev.docket.internal.db.Database.run;
 
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.DeadJobQueries;
-import dev.docket.internal.db.DeadJobRepairQueries;
 import dev.docket.internal.doctor.Doctor;
 import dev.docket.internal.doctor.JobExplainer;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.repair.PayloadRepairs;
-import dev.docket.internal.text.TextRules;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -81,7 +80,7 @@ public final class DocketAdmin {
             if (query.signature() != null) {
                 store.deadJobs().sign();
             }
-            return store.deadJobs().list(filter(query), query.limit());
+            return store.deadJobs().list(DeadJobQueries.Filter.of(query), query.limit());
         });
     }
 
@@ -95,9 +94,7 @@ public final class DocketAdmin {
         if (kind != null) {
             Kinds.checkName(kind);
         }
-        if (limit < 1 || limit > 1000) {
-            throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
-        }
+        Checks.between("limit", limit, 1, 1000);
         return call("grouping dead jobs", () -> {
             store.deadJobs().sign();
             return store.deadJobs().groups(kind, limit);
@@ -116,8 +113,7 @@ public final class DocketAdmin {
      * @throws IllegalArgumentException for a payload or a {@code repairedBy} that breaks these rules
      */
     public boolean repairDead(long id, String payload, String repairedBy) {
-        checkRepairedBy(repairedBy);
-        return call("repairing dead job " + id, () -> repairs.replace(id, payload, repairedBy));
+        return repairs.replace(id, payload, repairedBy);
     }
 
     /**
@@ -139,29 +135,7 @@ public final class DocketAdmin {
      */
     public DeadJobRepair repairDeadGroup(DeadJobQuery group, String mergePatch, String repairedBy, int max,
                                          boolean dryRun) {
-        Objects.requireNonNull(group, "group");
-        if (group.kind() == null || group.signature() == null) {
-            throw new IllegalArgumentException("a group repair names its group: a kind and a signature (see deadJobGroups)");
-        }
-        checkRepairedBy(repairedBy);
-        if (max < 1 || max > MAX_GROUP_REPAIR) {
-            throw new IllegalArgumentException("max must be between 1 and " + MAX_GROUP_REPAIR + ", was " + max);
-        }
-        DeadJobRepairQueries.GroupResult result = call("repairing dead jobs of kind " + group.kind(),
-                () -> repairs.patch(filter(group), mergePatch, repairedBy, max, dryRun));
-        return new DeadJobRepair(result.matched(), result.changed(), dryRun);
-    }
-
-    private static void checkRepairedBy(String repairedBy) {
-        if (repairedBy == null || repairedBy.isBlank() || repairedBy.length() > MAX_REPAIRED_BY
-                || !TextRules.isName(repairedBy)) {
-            throw new IllegalArgumentException("repairedBy must be 1 to " + MAX_REPAIRED_BY + " printable characters, was "
-                    + TextRules.describe(repairedBy));
-        }
-    }
-
-    private static DeadJobQueries.Filter filter(DeadJobQuery query) {
-        return new DeadJobQueries.Filter(query.kind(), query.errorContains(), query.signature(), query.before());
+        return repairs.patch(group, mergePatch, repairedBy, max, dryRun);
     }
 
     /**
@@ -217,14 +191,12 @@ public final class DocketAdmin {
             throw new IllegalArgumentException("ratePerSecond must be more than 0 and at most " + (long) MAX_REPLAY_RATE
                     + ", was " + ratePerSecond);
         }
-        if (max < 1 || max > MAX_REPLAY) {
-            throw new IllegalArgumentException("max must be between 1 and " + MAX_REPLAY + ", was " + max);
-        }
+        Checks.between("max", max, 1, MAX_REPLAY);
         return call("starting a dead-letter replay", () -> {
             if (filter.signature() != null) {
                 store.deadJobs().sign();
             }
-            return store.deadJobReplays().start(filter(filter), ratePerSecond, max);
+            return store.deadJobReplays().start(DeadJobQueries.Filter.of(filter), ratePerSecond, max);
         });
     }
 
@@ -258,19 +230,13 @@ public final class DocketAdmin {
      */
     public void pauseQueue(String queue) {
         JobOptions.builder().queue(queue);
-        call("pausing queue " + queue, () -> {
-            store.queues().setPaused(queue, true);
-            return null;
-        });
+        run("pausing queue " + queue, () -> store.queues().setPaused(queue, true));
     }
 
     /** Resumes a paused queue; idle workers are woken at once. */
     public void resumeQueue(String queue) {
         JobOptions.builder().queue(queue);
-        call("resuming queue " + queue, () -> {
-            store.queues().setPaused(queue, false);
-            return null;
-        });
+        run("resuming queue " + queue, () -> store.queues().setPaused(queue, false));
     }
 
     /**
@@ -286,10 +252,7 @@ public final class DocketAdmin {
         if (tenantMaxRunning != null && tenantMaxRunning < 1) {
             throw new IllegalArgumentException("tenantMaxRunning must be >= 1, was " + tenantMaxRunning);
         }
-        call("setting limits of queue " + queue, () -> {
-            store.queues().setLimits(queue, maxRunning, tenantMaxRunning);
-            return null;
-        });
+        run("setting limits of queue " + queue, () -> store.queues().setLimits(queue, maxRunning, tenantMaxRunning));
     }
 
     /**
@@ -327,10 +290,7 @@ public final class DocketAdmin {
             throw new IllegalArgumentException("no " + what + " " + limit.name() + " is known (no limit, no jobs, no "
                     + "worker): refusing to limit it; create it explicitly if it is meant");
         }
-        call("setting the rate limit of " + what + " " + limit.name(), () -> {
-            store.rateLimits().set(limit);
-            return null;
-        });
+        run("setting the rate limit of " + what + " " + limit.name(), () -> store.rateLimits().set(limit));
     }
 
     /**
@@ -411,10 +371,7 @@ public final class DocketAdmin {
     public void setQueueLagSlo(String queue, Duration lag) {
         JobOptions.builder().queue(queue);
         checkSlo("lag", lag);
-        call("setting the lag SLO of queue " + queue, () -> {
-            store.slos().set(Slo.Target.QUEUE_LAG, queue, lag);
-            return null;
-        });
+        run("setting the lag SLO of queue " + queue, () -> store.slos().set(Slo.Target.QUEUE_LAG, queue, lag));
     }
 
     /**
@@ -426,10 +383,7 @@ public final class DocketAdmin {
     public void setKindPickupSlo(String kind, Duration p99) {
         Kinds.checkName(kind);
         checkSlo("pickup p99", p99);
-        call("setting the pickup SLO of kind " + kind, () -> {
-            store.slos().set(Slo.Target.KIND_PICKUP_P99, kind, p99);
-            return null;
-        });
+        run("setting the pickup SLO of kind " + kind, () -> store.slos().set(Slo.Target.KIND_PICKUP_P99, kind, p99));
     }
 
     /** Every SLO set, queue lags first, then kinds' pickup p99, each by name. */
