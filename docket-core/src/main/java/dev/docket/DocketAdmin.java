@@ -7,6 +7,7 @@ import dev.docket.internal.db.Database;
 import dev.docket.internal.db.DeadJobQueries;
 import dev.docket.internal.doctor.Doctor;
 import dev.docket.internal.doctor.JobExplainer;
+import dev.docket.internal.enqueue.JobOptionRules;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.repair.PayloadRepairs;
 import java.time.Duration;
@@ -219,7 +220,7 @@ public final class DocketAdmin {
      * is for operators' commands, not for a hot path.
      */
     public boolean knowsQueue(String queue) {
-        JobOptions.builder().queue(queue);
+        JobOptionRules.checkQueue(queue);
         return call("looking up queue " + queue, () -> store.queues().known(queue));
     }
 
@@ -229,13 +230,13 @@ public final class DocketAdmin {
      * them (see {@link #knowsQueue} to catch a misspelt name first).
      */
     public void pauseQueue(String queue) {
-        JobOptions.builder().queue(queue);
+        JobOptionRules.checkQueue(queue);
         run("pausing queue " + queue, () -> store.queues().setPaused(queue, true));
     }
 
     /** Resumes a paused queue; idle workers are woken at once. */
     public void resumeQueue(String queue) {
-        JobOptions.builder().queue(queue);
+        JobOptionRules.checkQueue(queue);
         run("resuming queue " + queue, () -> store.queues().setPaused(queue, false));
     }
 
@@ -245,7 +246,7 @@ public final class DocketAdmin {
      * With a tenant cap, one tenant flooding the queue leaves the others' lag unchanged.
      */
     public void setQueueLimits(String queue, Integer maxRunning, Integer tenantMaxRunning) {
-        JobOptions.builder().queue(queue);
+        JobOptionRules.checkQueue(queue);
         if (maxRunning != null && maxRunning < 0) {
             throw new IllegalArgumentException("maxRunning must be >= 0, was " + maxRunning);
         }
@@ -302,7 +303,7 @@ public final class DocketAdmin {
         if (scope == RateLimit.Scope.KIND) {
             Kinds.checkName(name);
         } else {
-            JobOptions.builder().queue(name);
+            JobOptionRules.checkQueue(name);
         }
         return call("removing the rate limit of " + name, () -> store.rateLimits().remove(scope, name));
     }
@@ -369,7 +370,7 @@ public final class DocketAdmin {
      * @param lag more than zero and at most {@link #MAX_SLO}, or null to clear
      */
     public void setQueueLagSlo(String queue, Duration lag) {
-        JobOptions.builder().queue(queue);
+        JobOptionRules.checkQueue(queue);
         checkSlo("lag", lag);
         run("setting the lag SLO of queue " + queue, () -> store.slos().set(Slo.Target.QUEUE_LAG, queue, lag));
     }
