@@ -8,7 +8,6 @@ import dev.docket.internal.db.DeadJobQueries;
 import dev.docket.internal.doctor.Doctor;
 import dev.docket.internal.doctor.JobExplainer;
 import dev.docket.internal.enqueue.JobOptionRules;
-import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.repair.PayloadRepairs;
 import java.time.Duration;
 import java.util.Collection;
@@ -24,23 +23,16 @@ import java.util.Optional;
  */
 public final class DocketAdmin {
 
-    /** The longest {@code repairedBy}, in characters. */
-    public static final int MAX_REPAIRED_BY = 200;
-    /** The most dead jobs one {@link #repairDeadGroup} may change. */
-    public static final int MAX_GROUP_REPAIR = 10_000;
-
+    private final Shared shared;
     private final Database store;
     private final PayloadRepairs repairs;
-    private final String schema;
-    private final Duration historyRetention;
     private final Workflows workflows;
 
-    DocketAdmin(Database store, PayloadCodec codec, String schema, Duration historyRetention, Workflows workflows) {
-        this.store = store;
+    DocketAdmin(Shared shared, Workflows workflows) {
+        this.shared = shared;
+        this.store = shared.store();
+        this.repairs = new PayloadRepairs(store, shared.codec());
         this.workflows = workflows;
-        this.repairs = new PayloadRepairs(store, codec);
-        this.schema = schema;
-        this.historyRetention = historyRetention;
     }
 
     /** A workflow with each step's state ({@link Docket#enqueueWorkflow}); empty for an unknown id. */
@@ -101,6 +93,11 @@ public final class DocketAdmin {
             return store.deadJobs().groups(kind, limit);
         });
     }
+
+    /** The longest {@code repairedBy}, in characters. */
+    public static final int MAX_REPAIRED_BY = 200;
+    /** The most dead jobs one {@link #repairDeadGroup} may change. */
+    public static final int MAX_GROUP_REPAIR = 10_000;
 
     /**
      * Replaces a dead job's payload before it is replayed (the job stays dead until replayed). The
@@ -348,7 +345,7 @@ public final class DocketAdmin {
      */
     public DoctorReport doctor(DoctorOptions options) {
         Objects.requireNonNull(options, "options");
-        return call("running doctor", () -> new Doctor(store, schema, historyRetention).run(options));
+        return call("running doctor", () -> new Doctor(store, shared.schema().name(), shared.historyRetention()).run(options));
     }
 
     /**
