@@ -28,6 +28,7 @@ public final class JobOptionRules {
     private JobOptionRules() {
     }
 
+    /** A queue name: {@code QUEUE_NAME}, never null. */
     public static String checkQueue(String queue) {
         if (queue == null || !QUEUE_NAME.matcher(queue).matches()) {
             throw new IllegalArgumentException("queue must be 1 to 128 characters of A-Z a-z 0-9 _ . : -, was "
@@ -36,6 +37,7 @@ public final class JobOptionRules {
         return queue;
     }
 
+    /** A due time from {@code EARLIEST_RUN_AT} to {@code LATEST_RUN_AT}, both included; refused outside, never clamped. */
     public static Instant checkRunAt(Instant runAt) {
         Objects.requireNonNull(runAt, "runAt");
         if (runAt.isBefore(EARLIEST_RUN_AT) || runAt.isAfter(LATEST_RUN_AT)) {
@@ -45,6 +47,7 @@ public final class JobOptionRules {
         return runAt;
     }
 
+    /** A delay from zero to 100 years. */
     public static Duration checkDelay(Duration delay) {
         Objects.requireNonNull(delay, "delay");
         if (delay.isNegative()) {
@@ -56,6 +59,7 @@ public final class JobOptionRules {
         return delay;
     }
 
+    /** How long a unique key is held: from 1 ms to 366 days. */
     public static Duration checkUniqueFor(Duration period) {
         Objects.requireNonNull(period, "period");
         if (period.isNegative() || period.isZero() || period.compareTo(MAX_UNIQUE_FOR) > 0) {
