@@ -40,6 +40,13 @@ final class Checks {
         return value;
     }
 
+    static int atLeast(String name, int value, int min) {
+        if (value < min) {
+            throw new IllegalArgumentException(name + " must be >= " + min + ", was " + value);
+        }
+        return value;
+    }
+
     private static String describe(Duration d) {
         return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
     }

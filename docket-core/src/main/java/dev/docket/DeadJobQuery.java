@@ -17,9 +17,7 @@ public record DeadJobQuery(String kind, String errorContains, String signature, 
     public static final int MAX_SIGNATURE_LENGTH = 200;
 
     public DeadJobQuery {
-        if (limit < 1 || limit > 1000) {
-            throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
-        }
+        Checks.between("limit", limit, 1, 1000);
         if (kind != null) {
             Kinds.checkName(kind);
         }

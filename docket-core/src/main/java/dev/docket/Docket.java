@@ -203,7 +203,7 @@ public final class Docket extends Enqueuer implements AutoCloseable {
 
     /** Listings, statistics and dead-letter replay; see {@link DocketAdmin}. */
     public DocketAdmin admin() {
-        return new DocketAdmin(store, shared.codec(), schema.name(), shared.historyRetention(), workflows);
+        return new DocketAdmin(shared, workflows);
     }
 
     /**

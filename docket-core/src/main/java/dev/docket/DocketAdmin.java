@@ -1,15 +1,14 @@
 package dev.docket;
 
 import static dev.docket.internal.db.Database.call;
+import static dev.docket.internal.db.Database.run;
 
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.DeadJobQueries;
-import dev.docket.internal.db.DeadJobRepairQueries;
 import dev.docket.internal.doctor.Doctor;
 import dev.docket.internal.doctor.JobExplainer;
-import dev.docket.internal.json.PayloadCodec;
+import dev.docket.internal.enqueue.JobOptionRules;
 import dev.docket.internal.repair.PayloadRepairs;
-import dev.docket.internal.text.TextRules;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -24,23 +23,16 @@ import java.util.Optional;
  */
 public final class DocketAdmin {
 
-    /** The longest {@code repairedBy}, in characters. */
-    public static final int MAX_REPAIRED_BY = 200;
-    /** The most dead jobs one {@link #repairDeadGroup} may change. */
-    public static final int MAX_GROUP_REPAIR = 10_000;
-
+    private final Shared shared;
     private final Database store;
     private final PayloadRepairs repairs;
-    private final String schema;
-    private final Duration historyRetention;
     private final Workflows workflows;
 
-    DocketAdmin(Database store, PayloadCodec codec, String schema, Duration historyRetention, Workflows workflows) {
-        this.store = store;
+    DocketAdmin(Shared shared, Workflows workflows) {
+        this.shared = shared;
+        this.store = shared.store();
+        this.repairs = new PayloadRepairs(store, shared.codec());
         this.workflows = workflows;
-        this.repairs = new PayloadRepairs(store, codec);
-        this.schema = schema;
-        this.historyRetention = historyRetention;
     }
 
     /** A workflow with each step's state ({@link Docket#enqueueWorkflow}); empty for an unknown id. */
@@ -81,7 +73,7 @@ public final class DocketAdmin {
             if (query.signature() != null) {
                 store.deadJobs().sign();
             }
-            return store.deadJobs().list(filter(query), query.limit());
+            return store.deadJobs().list(DeadJobQueries.Filter.of(query), query.limit());
         });
     }
 
@@ -95,14 +87,17 @@ public final class DocketAdmin {
         if (kind != null) {
             Kinds.checkName(kind);
         }
-        if (limit < 1 || limit > 1000) {
-            throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
-        }
+        Checks.between("limit", limit, 1, 1000);
         return call("grouping dead jobs", () -> {
             store.deadJobs().sign();
             return store.deadJobs().groups(kind, limit);
         });
     }
+
+    /** The longest {@code repairedBy}, in characters. */
+    public static final int MAX_REPAIRED_BY = 200;
+    /** The most dead jobs one {@link #repairDeadGroup} may change. */
+    public static final int MAX_GROUP_REPAIR = 10_000;
 
     /**
      * Replaces a dead job's payload before it is replayed (the job stays dead until replayed). The
@@ -116,8 +111,7 @@ public final class DocketAdmin {
      * @throws IllegalArgumentException for a payload or a {@code repairedBy} that breaks these rules
      */
     public boolean repairDead(long id, String payload, String repairedBy) {
-        checkRepairedBy(repairedBy);
-        return call("repairing dead job " + id, () -> repairs.replace(id, payload, repairedBy));
+        return repairs.replace(id, payload, repairedBy);
     }
 
     /**
@@ -139,29 +133,7 @@ public final class DocketAdmin {
      */
     public DeadJobRepair repairDeadGroup(DeadJobQuery group, String mergePatch, String repairedBy, int max,
                                          boolean dryRun) {
-        Objects.requireNonNull(group, "group");
-        if (group.kind() == null || group.signature() == null) {
-            throw new IllegalArgumentException("a group repair names its group: a kind and a signature (see deadJobGroups)");
-        }
-        checkRepairedBy(repairedBy);
-        if (max < 1 || max > MAX_GROUP_REPAIR) {
-            throw new IllegalArgumentException("max must be between 1 and " + MAX_GROUP_REPAIR + ", was " + max);
-        }
-        DeadJobRepairQueries.GroupResult result = call("repairing dead jobs of kind " + group.kind(),
-                () -> repairs.patch(filter(group), mergePatch, repairedBy, max, dryRun));
-        return new DeadJobRepair(result.matched(), result.changed(), dryRun);
-    }
-
-    private static void checkRepairedBy(String repairedBy) {
-        if (repairedBy == null || repairedBy.isBlank() || repairedBy.length() > MAX_REPAIRED_BY
-                || !TextRules.isName(repairedBy)) {
-            throw new IllegalArgumentException("repairedBy must be 1 to " + MAX_REPAIRED_BY + " printable characters, was "
-                    + TextRules.describe(repairedBy));
-        }
-    }
-
-    private static DeadJobQueries.Filter filter(DeadJobQuery query) {
-        return new DeadJobQueries.Filter(query.kind(), query.errorContains(), query.signature(), query.before());
+        return repairs.patch(group, mergePatch, repairedBy, max, dryRun);
     }
 
     /**
@@ -217,14 +189,12 @@ public final class DocketAdmin {
             throw new IllegalArgumentException("ratePerSecond must be more than 0 and at most " + (long) MAX_REPLAY_RATE
                     + ", was " + ratePerSecond);
         }
-        if (max < 1 || max > MAX_REPLAY) {
-            throw new IllegalArgumentException("max must be between 1 and " + MAX_REPLAY + ", was " + max);
-        }
+        Checks.between("max", max, 1, MAX_REPLAY);
         return call("starting a dead-letter replay", () -> {
             if (filter.signature() != null) {
                 store.deadJobs().sign();
             }
-            return store.deadJobReplays().start(filter(filter), ratePerSecond, max);
+            return store.deadJobReplays().start(DeadJobQueries.Filter.of(filter), ratePerSecond, max);
         });
     }
 
@@ -247,7 +217,7 @@ public final class DocketAdmin {
      * is for operators' commands, not for a hot path.
      */
     public boolean knowsQueue(String queue) {
-        JobOptions.builder().queue(queue);
+        JobOptionRules.checkQueue(queue);
         return call("looking up queue " + queue, () -> store.queues().known(queue));
     }
 
@@ -257,20 +227,14 @@ public final class DocketAdmin {
      * them (see {@link #knowsQueue} to catch a misspelt name first).
      */
     public void pauseQueue(String queue) {
-        JobOptions.builder().queue(queue);
-        call("pausing queue " + queue, () -> {
-            store.queues().setPaused(queue, true);
-            return null;
-        });
+        JobOptionRules.checkQueue(queue);
+        run("pausing queue " + queue, () -> store.queues().setPaused(queue, true));
     }
 
     /** Resumes a paused queue; idle workers are woken at once. */
     public void resumeQueue(String queue) {
-        JobOptions.builder().queue(queue);
-        call("resuming queue " + queue, () -> {
-            store.queues().setPaused(queue, false);
-            return null;
-        });
+        JobOptionRules.checkQueue(queue);
+        run("resuming queue " + queue, () -> store.queues().setPaused(queue, false));
     }
 
     /**
@@ -279,17 +243,14 @@ public final class DocketAdmin {
      * With a tenant cap, one tenant flooding the queue leaves the others' lag unchanged.
      */
     public void setQueueLimits(String queue, Integer maxRunning, Integer tenantMaxRunning) {
-        JobOptions.builder().queue(queue);
+        JobOptionRules.checkQueue(queue);
         if (maxRunning != null && maxRunning < 0) {
             throw new IllegalArgumentException("maxRunning must be >= 0, was " + maxRunning);
         }
         if (tenantMaxRunning != null && tenantMaxRunning < 1) {
             throw new IllegalArgumentException("tenantMaxRunning must be >= 1, was " + tenantMaxRunning);
         }
-        call("setting limits of queue " + queue, () -> {
-            store.queues().setLimits(queue, maxRunning, tenantMaxRunning);
-            return null;
-        });
+        run("setting limits of queue " + queue, () -> store.queues().setLimits(queue, maxRunning, tenantMaxRunning));
     }
 
     /**
@@ -327,10 +288,7 @@ public final class DocketAdmin {
             throw new IllegalArgumentException("no " + what + " " + limit.name() + " is known (no limit, no jobs, no "
                     + "worker): refusing to limit it; create it explicitly if it is meant");
         }
-        call("setting the rate limit of " + what + " " + limit.name(), () -> {
-            store.rateLimits().set(limit);
-            return null;
-        });
+        run("setting the rate limit of " + what + " " + limit.name(), () -> store.rateLimits().set(limit));
     }
 
     /**
@@ -342,7 +300,7 @@ public final class DocketAdmin {
         if (scope == RateLimit.Scope.KIND) {
             Kinds.checkName(name);
         } else {
-            JobOptions.builder().queue(name);
+            JobOptionRules.checkQueue(name);
         }
         return call("removing the rate limit of " + name, () -> store.rateLimits().remove(scope, name));
     }
@@ -387,7 +345,7 @@ public final class DocketAdmin {
      */
     public DoctorReport doctor(DoctorOptions options) {
         Objects.requireNonNull(options, "options");
-        return call("running doctor", () -> new Doctor(store, schema, historyRetention).run(options));
+        return call("running doctor", () -> new Doctor(store, shared.schema().name(), shared.historyRetention()).run(options));
     }
 
     /**
@@ -409,12 +367,9 @@ public final class DocketAdmin {
      * @param lag more than zero and at most {@link #MAX_SLO}, or null to clear
      */
     public void setQueueLagSlo(String queue, Duration lag) {
-        JobOptions.builder().queue(queue);
+        JobOptionRules.checkQueue(queue);
         checkSlo("lag", lag);
-        call("setting the lag SLO of queue " + queue, () -> {
-            store.slos().set(Slo.Target.QUEUE_LAG, queue, lag);
-            return null;
-        });
+        run("setting the lag SLO of queue " + queue, () -> store.slos().set(Slo.Target.QUEUE_LAG, queue, lag));
     }
 
     /**
@@ -426,10 +381,7 @@ public final class DocketAdmin {
     public void setKindPickupSlo(String kind, Duration p99) {
         Kinds.checkName(kind);
         checkSlo("pickup p99", p99);
-        call("setting the pickup SLO of kind " + kind, () -> {
-            store.slos().set(Slo.Target.KIND_PICKUP_P99, kind, p99);
-            return null;
-        });
+        run("setting the pickup SLO of kind " + kind, () -> store.slos().set(Slo.Target.KIND_PICKUP_P99, kind, p99));
     }
 
     /** Every SLO set, queue lags first, then kinds' pickup p99, each by name. */

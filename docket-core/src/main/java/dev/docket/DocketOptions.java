@@ -67,10 +67,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
 
     /** The largest payload accepted, in bytes of JSON; default 256 KiB; from 2 bytes to 64 MiB. */
     public Docket.Builder maxPayloadBytes(int maxPayloadBytes) {
-        if (maxPayloadBytes < 2 || maxPayloadBytes > 64 * 1024 * 1024) {
-            throw new IllegalArgumentException("maxPayloadBytes must be between 2 and 67108864, was " + maxPayloadBytes);
-        }
-        this.maxPayloadBytes = maxPayloadBytes;
+        this.maxPayloadBytes = Checks.between("maxPayloadBytes", maxPayloadBytes, 2, 64 * 1024 * 1024);
         return self();
     }
 
@@ -257,10 +254,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
      * series without bound. A kind literally named {@code other} shares that label.
      */
     public Docket.Builder metricsKindLimit(int limit) {
-        if (limit < 1 || limit > 10_000) {
-            throw new IllegalArgumentException("metricsKindLimit must be between 1 and 10000, was " + limit);
-        }
-        this.metricsKindLimit = limit;
+        this.metricsKindLimit = Checks.between("metricsKindLimit", limit, 1, 10_000);
         return self();
     }
 

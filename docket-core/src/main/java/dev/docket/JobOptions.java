@@ -1,11 +1,21 @@
 package dev.docket;
 
-import dev.docket.internal.text.TextRules;
+import static dev.docket.Checks.atLeast;
+import static dev.docket.Checks.between;
+import static dev.docket.internal.enqueue.JobOptionRules.checkDelay;
+import static dev.docket.internal.enqueue.JobOptionRules.checkDependsOn;
+import static dev.docket.internal.enqueue.JobOptionRules.checkKey;
+import static dev.docket.internal.enqueue.JobOptionRules.checkMetadata;
+import static dev.docket.internal.enqueue.JobOptionRules.checkQueue;
+import static dev.docket.internal.enqueue.JobOptionRules.checkRunAt;
+import static dev.docket.internal.enqueue.JobOptionRules.checkUniqueFor;
+
+import java.nio.LongBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -45,7 +55,7 @@ public final class JobOptions {
     private final Builder values;
 
     private JobOptions(Builder b) {
-        this.values = b.copy();
+        this.values = new Builder(b);
     }
 
     /** Queue {@code "default"}, priority 0, due now, the kind's max attempts, no unique key, no tenant. */
@@ -53,21 +63,24 @@ public final class JobOptions {
         return DEFAULTS;
     }
 
+    /** A builder with every option at its default. */
     public static Builder builder() {
         return new Builder();
     }
 
     /** A copy of these options to change. */
     public Builder toBuilder() {
-        return values.copy();
+        return new Builder(values);
     }
 
+    /** The queue; {@code "default"} unless set (here or by the kind's defaults). */
     public String queue() {
-        return values.queue;
+        return values.queue == null ? "default" : values.queue;
     }
 
+    /** The priority, smaller first within a queue; 0 unless set (here or by the kind's defaults). */
     public int priority() {
-        return values.priority;
+        return values.priority == null ? 0 : values.priority;
     }
 
     /** These options with the kind's defaults ({@link Docket.Builder#kindDefaults}) for what they leave unset. */
@@ -76,22 +89,17 @@ public final class JobOptions {
             return this;
         }
         Builder b = toBuilder();
-        if (!values.queueSet && kindDefaults.values.queueSet) {
-            b.queue(kindDefaults.values.queue);
-        }
-        if (!values.prioritySet && kindDefaults.values.prioritySet) {
-            b.priority(kindDefaults.values.priority);
-        }
-        if (values.maxAttempts == null && kindDefaults.values.maxAttempts != null) {
-            b.maxAttempts(kindDefaults.values.maxAttempts);
-        }
-        if (values.tenant == null && kindDefaults.values.tenant != null) {
-            b.tenant(kindDefaults.values.tenant);
-        }
-        if (values.haltSequenceOnDeath == null && kindDefaults.values.haltSequenceOnDeath != null) {
-            b.haltSequenceOnDeath(kindDefaults.values.haltSequenceOnDeath);
-        }
+        Builder d = kindDefaults.values;
+        b.queue = orElse(b.queue, d.queue);
+        b.priority = orElse(b.priority, d.priority);
+        b.maxAttempts = orElse(b.maxAttempts, d.maxAttempts);
+        b.tenant = orElse(b.tenant, d.tenant);
+        b.haltSequenceOnDeath = orElse(b.haltSequenceOnDeath, d.haltSequenceOnDeath);
         return b.build();
+    }
+
+    private static <T> T orElse(T value, T fallback) {
+        return value != null ? value : fallback;
     }
 
     /** The absolute due time, or {@code null} (then {@link #delay()} or now). */
@@ -162,39 +170,37 @@ public final class JobOptions {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof JobOptions other && values.queue.equals(other.values.queue) && values.queueSet == other.values.queueSet
-                && values.priority == other.values.priority && values.prioritySet == other.values.prioritySet
-                && Objects.equals(values.runAt, other.values.runAt) && Objects.equals(values.delay, other.values.delay)
-                && Objects.equals(values.maxAttempts, other.values.maxAttempts) && Objects.equals(values.uniqueKey, other.values.uniqueKey)
-                && Objects.equals(values.tenant, other.values.tenant) && Objects.equals(values.payloadVersion, other.values.payloadVersion)
-                && Objects.equals(values.uniqueFor, other.values.uniqueFor) && values.metadata.equals(other.values.metadata)
-                && Objects.equals(values.sequenceKey, other.values.sequenceKey)
-                && Objects.equals(values.haltSequenceOnDeath, other.values.haltSequenceOnDeath)
-                && Arrays.equals(values.dependsOn, other.values.dependsOn) && values.dependencyMode == other.values.dependencyMode;
+        return o instanceof JobOptions other && fields().equals(other.fields());
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(values.queue, values.queueSet, values.priority, values.prioritySet, values.runAt, values.delay, values.maxAttempts, values.uniqueKey, values.tenant,
-                values.payloadVersion, values.uniqueFor, values.metadata, values.sequenceKey, values.haltSequenceOnDeath, Arrays.hashCode(values.dependsOn),
-                values.dependencyMode);
+        return fields().hashCode();
+    }
+
+    /** Every value, for equals and hashCode: the dependency ids wrapped so that they compare by content. */
+    private List<Object> fields() {
+        Builder v = values;
+        return Arrays.asList(v.queue, v.priority, v.runAt, v.delay, v.maxAttempts, v.uniqueKey,
+                v.tenant, v.payloadVersion, v.uniqueFor, v.metadata, v.sequenceKey, v.haltSequenceOnDeath,
+                LongBuffer.wrap(v.dependsOn), v.dependencyMode);
     }
 
     @Override
     public String toString() {
-        return "JobOptions[values.queue=" + values.queue + ", values.priority=" + values.priority + ", values.runAt=" + values.runAt + ", values.delay=" + values.delay
-                + ", values.maxAttempts=" + values.maxAttempts + ", values.uniqueKey=" + values.uniqueKey + ", values.tenant=" + values.tenant
-                + ", values.payloadVersion=" + values.payloadVersion + ", values.uniqueFor=" + values.uniqueFor + ", values.metadata=" + values.metadata.keySet()
-                + ", values.sequenceKey=" + values.sequenceKey + ", values.haltSequenceOnDeath=" + values.haltSequenceOnDeath
-                + (values.dependsOn.length == 0 ? "" : ", values.dependsOn=" + values.dependsOn.length + " jobs (" + values.dependencyMode + ")") + "]";
+        Builder v = values;
+        return "JobOptions[queue=" + queue() + ", priority=" + priority() + ", runAt=" + v.runAt + ", delay=" + v.delay
+                + ", maxAttempts=" + v.maxAttempts + ", uniqueKey=" + v.uniqueKey + ", tenant=" + v.tenant
+                + ", payloadVersion=" + v.payloadVersion + ", uniqueFor=" + v.uniqueFor + ", metadata=" + v.metadata.keySet()
+                + ", sequenceKey=" + v.sequenceKey + ", haltSequenceOnDeath=" + v.haltSequenceOnDeath
+                + (v.dependsOn.length == 0 ? "" : ", dependsOn=" + v.dependsOn.length + " jobs (" + v.dependencyMode + ")") + "]";
     }
 
     /** Builds {@link JobOptions}; each setter checks its value and says what was wrong. */
     public static final class Builder {
-        private String queue = "default";
-        private boolean queueSet;
-        private int priority;
-        private boolean prioritySet;
+        /** Null until set, as every value the kind's defaults may fill in ({@link #withDefaults}). */
+        private String queue;
+        private Integer priority;
         private Instant runAt;
         private Duration delay;
         private Integer maxAttempts;
@@ -211,45 +217,33 @@ public final class JobOptions {
         private Builder() {
         }
 
-        private Builder copy() {
-            Builder c = new Builder();
-            c.queue = queue;
-            c.queueSet = queueSet;
-            c.priority = priority;
-            c.prioritySet = prioritySet;
-            c.runAt = runAt;
-            c.delay = delay;
-            c.maxAttempts = maxAttempts;
-            c.uniqueKey = uniqueKey;
-            c.tenant = tenant;
-            c.payloadVersion = payloadVersion;
-            c.uniqueFor = uniqueFor;
-            c.metadata.putAll(metadata);
-            c.sequenceKey = sequenceKey;
-            c.haltSequenceOnDeath = haltSequenceOnDeath;
-            c.dependsOn = dependsOn;
-            c.dependencyMode = dependencyMode;
-            return c;
+        /** A copy of {@code from}; the dependency ids are shared, as no builder changes its array in place. */
+        private Builder(Builder from) {
+            queue = from.queue;
+            priority = from.priority;
+            runAt = from.runAt;
+            delay = from.delay;
+            maxAttempts = from.maxAttempts;
+            uniqueKey = from.uniqueKey;
+            tenant = from.tenant;
+            payloadVersion = from.payloadVersion;
+            uniqueFor = from.uniqueFor;
+            metadata.putAll(from.metadata);
+            sequenceKey = from.sequenceKey;
+            haltSequenceOnDeath = from.haltSequenceOnDeath;
+            dependsOn = from.dependsOn;
+            dependencyMode = from.dependencyMode;
         }
 
         /** The queue, default {@code "default"}: 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -}. */
         public Builder queue(String queue) {
-            if (queue == null || !QUEUE_NAME.matcher(queue).matches()) {
-                throw new IllegalArgumentException("queue must be 1 to 128 characters of A-Z a-z 0-9 _ . : -, was "
-                        + TextRules.describe(queue));
-            }
-            this.queue = queue;
-            this.queueSet = true;
+            this.queue = checkQueue(queue);
             return this;
         }
 
         /** Smaller runs first within a queue; default 0; from -32768 to 32767. */
         public Builder priority(int priority) {
-            if (priority < Short.MIN_VALUE || priority > Short.MAX_VALUE) {
-                throw new IllegalArgumentException("priority must be between -32768 and 32767, was " + priority);
-            }
-            this.priority = priority;
-            this.prioritySet = true;
+            this.priority = between("priority", priority, Short.MIN_VALUE, Short.MAX_VALUE);
             return this;
         }
 
@@ -260,36 +254,21 @@ public final class JobOptions {
          * range.
          */
         public Builder runAt(Instant runAt) {
-            Objects.requireNonNull(runAt, "runAt");
-            if (runAt.isBefore(EARLIEST_RUN_AT) || runAt.isAfter(LATEST_RUN_AT)) {
-                throw new IllegalArgumentException("runAt must be from " + EARLIEST_RUN_AT + " to " + LATEST_RUN_AT
-                        + ", was " + runAt);
-            }
-            this.runAt = runAt;
+            this.runAt = checkRunAt(runAt);
             this.delay = null;
             return this;
         }
 
         /** Run this long after the database's {@code now()} at enqueue; not negative. Clears {@link #runAt}. */
         public Builder delay(Duration delay) {
-            Objects.requireNonNull(delay, "delay");
-            if (delay.isNegative()) {
-                throw new IllegalArgumentException("delay must not be negative, was " + delay);
-            }
-            if (delay.compareTo(Duration.ofDays(365 * 100)) > 0) {
-                throw new IllegalArgumentException("delay must be at most 100 years, was " + delay);
-            }
-            this.delay = delay;
+            this.delay = checkDelay(delay);
             this.runAt = null;
             return this;
         }
 
         /** Attempts before the dead-letter table, at least 1; default: the kind's retry policy. */
         public Builder maxAttempts(int maxAttempts) {
-            if (maxAttempts < 1) {
-                throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
-            }
-            this.maxAttempts = maxAttempts;
+            this.maxAttempts = atLeast("maxAttempts", maxAttempts, 1);
             return this;
         }
 
@@ -309,11 +288,7 @@ public final class JobOptions {
          * {@link #uniqueKey}; from 1 ms to 366 days. Default: held only while the job is live.
          */
         public Builder uniqueFor(Duration period) {
-            Objects.requireNonNull(period, "period");
-            if (period.isNegative() || period.isZero() || period.compareTo(Duration.ofDays(366)) > 0) {
-                throw new IllegalArgumentException("uniqueFor must be from 1ms to 366 days, was " + period);
-            }
-            this.uniqueFor = period;
+            this.uniqueFor = checkUniqueFor(period);
             return this;
         }
 
@@ -323,18 +298,7 @@ public final class JobOptions {
          * to every role that may read jobs, so never put payload data here.
          */
         public Builder metadata(String key, String value) {
-            Objects.requireNonNull(value, "value");
-            if (key == null || key.isEmpty() || key.length() > 64 || !TextRules.isText(key)) {
-                throw new IllegalArgumentException("a metadata key must be 1 to 64 characters without NUL or unpaired "
-                        + "surrogates, was " + TextRules.describe(key));
-            }
-            if (value.length() > 512 || !TextRules.isText(value)) {
-                throw new IllegalArgumentException("metadata value of " + TextRules.describe(key) + " must be at most 512 characters "
-                        + "without NUL or unpaired surrogates");
-            }
-            if (!metadata.containsKey(key) && metadata.size() >= 32) {
-                throw new IllegalArgumentException("at most 32 metadata entries");
-            }
+            checkMetadata(metadata, key, value);
             metadata.put(key, value);
             return this;
         }
@@ -391,10 +355,7 @@ public final class JobOptions {
 
         /** The version of the payload's shape, at least 1; default: the kind's current version (1 unless configured). */
         public Builder payloadVersion(int version) {
-            if (version < 1) {
-                throw new IllegalArgumentException("payloadVersion must be >= 1, was " + version);
-            }
-            this.payloadVersion = version;
+            this.payloadVersion = atLeast("payloadVersion", version, 1);
             return this;
         }
 
@@ -411,21 +372,7 @@ public final class JobOptions {
          * A job with dependencies cannot also have a {@link #sequenceKey} ({@link #build()} refuses it).
          */
         public Builder dependsOn(long... jobIds) {
-            Objects.requireNonNull(jobIds, "jobIds");
-            if (jobIds.length > MAX_DEPENDENCIES) {
-                throw new IllegalArgumentException("a job may depend on at most " + MAX_DEPENDENCIES + " jobs, was "
-                        + jobIds.length);
-            }
-            HashSet<Long> seen = new HashSet<>();
-            for (long id : jobIds) {
-                if (id <= 0) {
-                    throw new IllegalArgumentException("dependsOn ids must be positive job ids, was " + id);
-                }
-                if (!seen.add(id)) {
-                    throw new IllegalArgumentException("dependsOn lists job " + id + " twice");
-                }
-            }
-            this.dependsOn = jobIds.clone();
+            this.dependsOn = checkDependsOn(jobIds);
             return this;
         }
 
@@ -444,14 +391,6 @@ public final class JobOptions {
                 throw new IllegalArgumentException("a job cannot both depend on jobs and be in a sequence (sequenceKey)");
             }
             return new JobOptions(this);
-        }
-
-        private static String checkKey(String name, String value) {
-            if (value != null && (value.isEmpty() || value.length() > MAX_KEY_LENGTH || !TextRules.isText(value))) {
-                throw new IllegalArgumentException(name + " must be 1 to " + MAX_KEY_LENGTH
-                        + " characters without NUL or unpaired surrogates, was " + TextRules.describe(value));
-            }
-            return value;
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.docket;
 
+import dev.docket.internal.enqueue.JobOptionRules;
+
 /**
  * A filter and a keyset page for {@link DocketAdmin#jobs(JobQuery)}: newest id first; pass the
  * last id of a page as {@code before} to get the next. Every filter is optional ({@code null}).
@@ -13,11 +15,9 @@ package dev.docket;
 public record JobQuery(JobState state, String queue, String kind, Long before, int limit) {
 
     public JobQuery {
-        if (limit < 1 || limit > 1000) {
-            throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
-        }
+        Checks.between("limit", limit, 1, 1000);
         if (queue != null) {
-            JobOptions.builder().queue(queue);
+            JobOptionRules.checkQueue(queue);
         }
         if (kind != null) {
             Kinds.checkName(kind);

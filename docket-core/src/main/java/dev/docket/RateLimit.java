@@ -1,5 +1,6 @@
 package dev.docket;
 
+import dev.docket.internal.enqueue.JobOptionRules;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -56,7 +57,7 @@ public record RateLimit(Scope scope, String name, int permits, Duration period, 
         if (scope == Scope.KIND) {
             Kinds.checkName(name);
         } else {
-            JobOptions.builder().queue(Objects.requireNonNull(name, "name"));
+            JobOptionRules.checkQueue(Objects.requireNonNull(name, "name"));
         }
         if (permits < 1 || permits > MAX_PERMITS) {
             throw new IllegalArgumentException("permits must be between 1 and " + MAX_PERMITS + ", was " + permits);

@@ -1,6 +1,7 @@
 package dev.docket;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.docket.internal.enqueue.JobOptionRules;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -134,7 +135,7 @@ public final class Worker implements AutoCloseable {
          * has its own producer and slots, so a slow queue never starves another.
          */
         public Builder queue(String name, int concurrency) {
-            JobOptions.builder().queue(name);
+            JobOptionRules.checkQueue(name);
             if (concurrency < 1 || concurrency > 10_000) {
                 throw new IllegalArgumentException("concurrency of queue " + name + " must be between 1 and 10000, was "
                         + concurrency);

@@ -126,12 +126,9 @@ SELECT j.queue, j.kind, j.ready, j.scheduled, j.running,
 SELECT (now() AT TIME ZONE 'UTC')::date::text AS today,
        EXISTS (SELECT 1 FROM {{schema}}.job_history_default) AS default_has_rows,
        ARRAY(SELECT c.relname::text
-               FROM pg_inherits i
-               JOIN pg_class c ON c.oid = i.inhrelid
-               JOIN pg_class p ON p.oid = i.inhparent
-               JOIN pg_namespace n ON n.oid = p.relnamespace
-              WHERE n.nspname = '{{schema_name}}' AND p.relname = 'job_history'
-                AND c.relname ~ '^job_history_p[0-9]{8}$'
+               FROM pg_partition_tree('{{schema}}.job_history') t
+               JOIN pg_class c ON c.oid = t.relid
+              WHERE c.relname ~ '^job_history_p[0-9]{8}$'
               ORDER BY c.relname) AS partitions
 
 -- name: doctorMaintenance

@@ -36,10 +36,13 @@ public final class Completer extends Service {
     private record Pending(Outcome outcome, Consumer<Boolean> written) {
     }
 
-    private final Database store;
-    private final String workerId;
-    private final boolean keepHistory;
-    private final boolean asyncCommit;
+    /** Writes one batch in one transaction; returns the fences that matched. */
+    private interface Writer {
+        Set<Fence> write(List<Outcome> outcomes) throws SQLException;
+    }
+
+    /** The worker's fenced outcome statements, bound to its id and write settings. */
+    private final Writer writer;
     private final int maxBatch;
     private final Duration drainTimeout;
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
@@ -55,12 +58,9 @@ public final class Completer extends Service {
     public Completer(Database store, String workerId, boolean keepHistory, boolean asyncCommit, int maxBatch,
                      Duration drainTimeout) {
         super("docket-completer-" + workerId, BACKOFF, log);
-        this.drainTimeout = drainTimeout;
-        this.store = store;
-        this.workerId = workerId;
-        this.keepHistory = keepHistory;
-        this.asyncCommit = asyncCommit;
+        this.writer = outcomes -> store.outcomes().writeOutcomes(workerId, outcomes, keepHistory, asyncCommit);
         this.maxBatch = maxBatch;
+        this.drainTimeout = drainTimeout;
     }
 
     /** Hands an outcome to be written; {@code written} runs on the completer thread afterwards. */
@@ -109,7 +109,7 @@ public final class Completer extends Service {
 
     void runOnce(List<Pending> batch) throws SQLException {
         List<Outcome> outcomes = batch.stream().map(Pending::outcome).toList();
-        Set<Fence> applied = store.outcomes().writeOutcomes(workerId, outcomes, keepHistory, asyncCommit);
+        Set<Fence> applied = writer.write(outcomes);
         for (Pending p : batch) {
             boolean ok = applied.contains(p.outcome().fence());
             if (!ok) {

@@ -72,6 +72,11 @@ public final class Database {
         T run() throws SQLException;
     }
 
+    /** {@link Call} for a write that returns nothing. */
+    public interface Update {
+        void run() throws SQLException;
+    }
+
     /** The JDBC helper every per-table class here uses, for work that spans tables in one transaction. */
     public Jdbc jdbc() {
         return jdbc;
@@ -84,6 +89,14 @@ public final class Database {
         } catch (SQLException e) {
             throw new DocketException("docket: " + what + " failed: " + e.getMessage(), e);
         }
+    }
+
+    /** {@link #call} for a write that returns nothing. */
+    public static void run(String what, Update update) {
+        call(what, () -> {
+            update.run();
+            return null;
+        });
     }
 
     /** The data source every query borrows from. */

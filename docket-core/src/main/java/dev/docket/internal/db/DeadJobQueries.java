@@ -1,6 +1,7 @@
 package dev.docket.internal.db;
 
 import dev.docket.DeadJobGroup;
+import dev.docket.DeadJobQuery;
 import dev.docket.JobSummary;
 import dev.docket.internal.text.ErrorSignature;
 import java.sql.SQLException;
@@ -18,6 +19,11 @@ public record DeadJobQueries(Jdbc jdbc, Statements sql) {
      * messages or their reason, of one error signature, with ids below {@code before}; null matches all.
      */
     public record Filter(String kind, String errorContains, String signature, Long before) {
+
+        /** The filter of a public query (its page size is the caller's business). */
+        public static Filter of(DeadJobQuery query) {
+            return new Filter(query.kind(), query.errorContains(), query.signature(), query.before());
+        }
 
         /** Binds the fragment {@code deadJobMatches}. */
         Jdbc.Params bind(Jdbc.Params p) throws SQLException {

@@ -107,37 +107,37 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
         released.sort(byId);
         snoozed.sort(byId);
         Set<Fence> applied = new HashSet<>();
-        if (!completed.isEmpty()) {
-            fenced(c, sql.get(keepHistory ? "jobCompleteManyToHistory" : "jobCompleteManyDiscard"), applied, p -> p
-                    .array("bigint", ids(completed)).array("int4", attempts(completed)).text(workerId));
-        }
-        if (!retries.isEmpty()) {
-            fenced(c, sql.get("jobRetryMany"), applied, p -> p
-                    .array("bigint", ids(retries)).array("int4", attempts(retries))
-                    .array("bigint", retries.stream().map(Outcome.Retry::delayMillis).toArray())
-                    .array("text", retries.stream().map(Outcome.Retry::error).toArray())
-                    .text(workerId));
-        }
-        if (!deaths.isEmpty()) {
-            fenced(c, sql.get("deadJobInsertFromJobs"), applied, p -> p
-                    .array("bigint", ids(deaths)).array("int4", attempts(deaths))
-                    .array("text", deaths.stream().map(Outcome.Dead::error).toArray())
-                    .array("text", deaths.stream().map(Outcome.Dead::reason).toArray())
-                    .text(workerId));
-        }
-        if (!snoozed.isEmpty()) {
-            fenced(c, sql.get("jobSnoozeMany"), applied, p -> p
-                    .array("bigint", ids(snoozed)).array("int4", attempts(snoozed))
-                    .array("bigint", snoozed.stream().map(Outcome.Snoozed::delayMillis).toArray())
-                    .text(workerId));
-        }
-        if (!released.isEmpty()) {
-            fenced(c, sql.get("jobReleaseMany"), applied, p -> p
-                    .array("bigint", ids(released)).array("int4", attempts(released))
-                    .array("int4", released.stream().map(r -> r.giveBackAttempt() ? 1 : 0).toArray())
-                    .text(workerId));
-        }
+        String complete = keepHistory ? "jobCompleteManyToHistory" : "jobCompleteManyDiscard";
+        fencedMany(c, complete, completed, workerId, applied, (p, list) -> p);
+        fencedMany(c, "jobRetryMany", retries, workerId, applied, (p, list) -> p
+                .array("bigint", list.stream().map(Outcome.Retry::delayMillis).toArray())
+                .array("text", list.stream().map(Outcome.Retry::error).toArray()));
+        fencedMany(c, "deadJobInsertFromJobs", deaths, workerId, applied, (p, list) -> p
+                .array("text", list.stream().map(Outcome.Dead::error).toArray())
+                .array("text", list.stream().map(Outcome.Dead::reason).toArray()));
+        fencedMany(c, "jobSnoozeMany", snoozed, workerId, applied, (p, list) -> p
+                .array("bigint", list.stream().map(Outcome.Snoozed::delayMillis).toArray()));
+        fencedMany(c, "jobReleaseMany", released, workerId, applied, (p, list) -> p
+                .array("int4", list.stream().map(r -> r.giveBackAttempt() ? 1 : 0).toArray()));
         return applied;
+    }
+
+    /** The parameters an outcome statement takes between its jobs' ids and attempts and the worker id. */
+    @FunctionalInterface
+    private interface OutcomeParams<O extends Outcome> {
+        Jdbc.Params bind(Jdbc.Params p, List<O> outcomes) throws SQLException;
+    }
+
+    /**
+     * Runs the outcome statement {@code name} for {@code outcomes}, none: no statement. Every such statement
+     * takes the jobs' ids and attempts, then its own parameters ({@code more}), then the worker id.
+     */
+    private <O extends Outcome> void fencedMany(Connection c, String name, List<O> outcomes, String workerId,
+                                                Set<Fence> applied, OutcomeParams<O> more) throws SQLException {
+        if (!outcomes.isEmpty()) {
+            fenced(c, sql.get(name), applied, p -> more.bind(p.array("bigint", ids(outcomes))
+                    .array("int4", attempts(outcomes)), outcomes).text(workerId));
+        }
     }
 
     /**

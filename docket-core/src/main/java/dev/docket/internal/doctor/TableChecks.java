@@ -19,7 +19,7 @@ import java.util.TreeSet;
  * The hot table and its neighbours: vacuum debt, storage settings drifted from the migrations, the
  * history's partitions, and the maintenance leader that keeps them.
  */
-final class TableChecks {
+record TableChecks(DoctorQueries queries, String schema, Duration historyRetention) {
 
     /**
      * The jobs table's storage options as the migrations set them (V001): a dump and restore without
@@ -42,16 +42,6 @@ final class TableChecks {
     static final double OVERDUE_SECONDS = 60;
 
     private static final DateTimeFormatter DAY = DateTimeFormatter.BASIC_ISO_DATE;
-
-    private final DoctorQueries queries;
-    private final String schema;
-    private final Duration historyRetention;
-
-    TableChecks(DoctorQueries queries, String schema, Duration historyRetention) {
-        this.queries = queries;
-        this.schema = schema;
-        this.historyRetention = historyRetention;
-    }
 
     void vacuumAndSettings(Findings findings) throws SQLException {
         JobsTable t = queries.jobsTable().orElse(null);

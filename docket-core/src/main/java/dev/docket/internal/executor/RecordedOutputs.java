@@ -9,17 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /** What {@code JobContext.recordOutput} and {@code JobContext.output} do: outputs are held like payloads. */
-final class RecordedOutputs {
-
-    private final WorkflowQueries queries;
-    private final PayloadCodec codec;
-    private final String workerId;
-
-    RecordedOutputs(WorkflowQueries queries, PayloadCodec codec, String workerId) {
-        this.queries = queries;
-        this.codec = codec;
-        this.workerId = workerId;
-    }
+record RecordedOutputs(WorkflowQueries queries, PayloadCodec codec, String workerId) {
 
     void record(Fence fence, Object value) {
         String json;

@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * goes on to the executor's usual failure path. The fence matched nothing (the lease was lost): everything
  * rolls back and the attempt is marked fenced out, with nothing left to write.
  */
-final class TransactionalAttempts {
+record TransactionalAttempts(Database store, String workerId, boolean keepHistory) {
 
     private static final Logger log = LoggerFactory.getLogger(TransactionalAttempts.class);
 
@@ -28,16 +28,6 @@ final class TransactionalAttempts {
         HandlerThrew(Exception cause) {
             super(null, cause, false, false);
         }
-    }
-
-    private final Database store;
-    private final String workerId;
-    private final boolean keepHistory;
-
-    TransactionalAttempts(Database store, String workerId, boolean keepHistory) {
-        this.store = store;
-        this.workerId = workerId;
-        this.keepHistory = keepHistory;
     }
 
     /**

@@ -1,0 +1,114 @@
+package dev.docket.internal.enqueue;
+
+import static dev.docket.JobOptions.EARLIEST_RUN_AT;
+import static dev.docket.JobOptions.LATEST_RUN_AT;
+import static dev.docket.JobOptions.MAX_DEPENDENCIES;
+import static dev.docket.JobOptions.MAX_KEY_LENGTH;
+import static dev.docket.JobOptions.QUEUE_NAME;
+
+import dev.docket.internal.text.TextRules;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The rules of {@code JobOptions.Builder}'s values, which its Javadoc states for users: each method
+ * returns the value it accepts, or refuses it with a message that names the option and what was wrong
+ * (quoting text only as {@link TextRules#describe} shows it).
+ */
+public final class JobOptionRules {
+
+    /** The longest {@code delay}: 100 years. */
+    private static final Duration MAX_DELAY = Duration.ofDays(365 * 100);
+    /** The longest {@code uniqueFor}: 366 days. */
+    private static final Duration MAX_UNIQUE_FOR = Duration.ofDays(366);
+
+    private JobOptionRules() {
+    }
+
+    /** A queue name: {@code QUEUE_NAME}, never null. */
+    public static String checkQueue(String queue) {
+        if (queue == null || !QUEUE_NAME.matcher(queue).matches()) {
+            throw new IllegalArgumentException("queue must be 1 to 128 characters of A-Z a-z 0-9 _ . : -, was "
+                    + TextRules.describe(queue));
+        }
+        return queue;
+    }
+
+    /** A due time from {@code EARLIEST_RUN_AT} to {@code LATEST_RUN_AT}, both included; refused outside, never clamped. */
+    public static Instant checkRunAt(Instant runAt) {
+        Objects.requireNonNull(runAt, "runAt");
+        if (runAt.isBefore(EARLIEST_RUN_AT) || runAt.isAfter(LATEST_RUN_AT)) {
+            throw new IllegalArgumentException("runAt must be from " + EARLIEST_RUN_AT + " to " + LATEST_RUN_AT
+                    + ", was " + runAt);
+        }
+        return runAt;
+    }
+
+    /** A delay from zero to 100 years. */
+    public static Duration checkDelay(Duration delay) {
+        Objects.requireNonNull(delay, "delay");
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("delay must not be negative, was " + delay);
+        }
+        if (delay.compareTo(MAX_DELAY) > 0) {
+            throw new IllegalArgumentException("delay must be at most 100 years, was " + delay);
+        }
+        return delay;
+    }
+
+    /** How long a unique key is held: from 1 ms to 366 days. */
+    public static Duration checkUniqueFor(Duration period) {
+        Objects.requireNonNull(period, "period");
+        if (period.isNegative() || period.isZero() || period.compareTo(MAX_UNIQUE_FOR) > 0) {
+            throw new IllegalArgumentException("uniqueFor must be from 1ms to 366 days, was " + period);
+        }
+        return period;
+    }
+
+    /** A unique key, tenant or sequence key ({@code name} says which): null, or 1 to 512 characters of text. */
+    public static String checkKey(String name, String value) {
+        if (value != null && (value.isEmpty() || value.length() > MAX_KEY_LENGTH || !TextRules.isText(value))) {
+            throw new IllegalArgumentException(name + " must be 1 to " + MAX_KEY_LENGTH
+                    + " characters without NUL or unpaired surrogates, was " + TextRules.describe(value));
+        }
+        return value;
+    }
+
+    /** Whether {@code key} and {@code value} may be added to {@code metadata} (or replace its value there). */
+    public static void checkMetadata(Map<String, String> metadata, String key, String value) {
+        Objects.requireNonNull(value, "value");
+        if (key == null || key.isEmpty() || key.length() > 64 || !TextRules.isText(key)) {
+            throw new IllegalArgumentException("a metadata key must be 1 to 64 characters without NUL or unpaired "
+                    + "surrogates, was " + TextRules.describe(key));
+        }
+        if (value.length() > 512 || !TextRules.isText(value)) {
+            throw new IllegalArgumentException("metadata value of " + TextRules.describe(key) + " must be at most 512 characters "
+                    + "without NUL or unpaired surrogates");
+        }
+        if (!metadata.containsKey(key) && metadata.size() >= 32) {
+            throw new IllegalArgumentException("at most 32 metadata entries");
+        }
+    }
+
+    /** A copy of the ids of the jobs a job depends on: positive, none twice, at most {@code MAX_DEPENDENCIES}. */
+    public static long[] checkDependsOn(long[] jobIds) {
+        Objects.requireNonNull(jobIds, "jobIds");
+        if (jobIds.length > MAX_DEPENDENCIES) {
+            throw new IllegalArgumentException("a job may depend on at most " + MAX_DEPENDENCIES + " jobs, was "
+                    + jobIds.length);
+        }
+        HashSet<Long> seen = new HashSet<>();
+        for (long id : jobIds) {
+            if (id <= 0) {
+                throw new IllegalArgumentException("dependsOn ids must be positive job ids, was " + id);
+            }
+            if (!seen.add(id)) {
+                throw new IllegalArgumentException("dependsOn lists job " + id + " twice");
+            }
+        }
+        return jobIds.clone();
+    }
+}
