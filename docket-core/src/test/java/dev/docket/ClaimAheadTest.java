@@ -91,8 +91,10 @@ class ClaimAheadTest extends DocketTest {
         blockersGo.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> started.contains(urgent));
         List<Long> order = new ArrayList<>(started);
+        // The held jobs, then the urgent one; the other slot may start the next job in the same instant,
+        // and its handler may record itself first. Without the claim order it would wait behind 10.
         assertThat(order.indexOf(urgent) - SLOTS).as("jobs started after the blockers and before the urgent one")
-                .isLessThanOrEqualTo(AHEAD);
+                .isLessThanOrEqualTo(AHEAD + SLOTS - 1);
     }
 
     @Test
