@@ -10,7 +10,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -41,9 +40,10 @@ record HostCut(ChaosOptions o, HostNetwork network, WorkerFleet fleet, DataSourc
      * A cut that happened, for {@link #check}.
      *
      * @param cutWorkers the workers on the host when it was cut off
+     * @param held       the attempts they held at the cut, by job id
      * @param healedAt   when the host was healed, by the database clock
      */
-    record Healed(List<String> cutWorkers, Instant healedAt) {
+    record Healed(List<String> cutWorkers, Map<Long, Integer> held, Instant healedAt) {
     }
 
     /** Cuts the host off for the outage's length while the fleet goes on, heals it, and says what was cut. */
@@ -73,7 +73,7 @@ record HostCut(ChaosOptions o, HostNetwork network, WorkerFleet fleet, DataSourc
         network.heal(HOST);
         Instant healedAt = Sql.retrying(() -> Sql.now(db));
         System.out.printf(Locale.ROOT, "chaos: host %d healed%n", HOST);
-        return new Healed(cutWorkers, healedAt);
+        return new Healed(cutWorkers, held, healedAt);
     }
 
     /**
@@ -116,15 +116,19 @@ record HostCut(ChaosOptions o, HostNetwork network, WorkerFleet fleet, DataSourc
         long lostHandlers = 0;
         long interrupted = 0;
         long lastMillis = 0;
+        // The long jobs the cut host held at the cut and ran; a handler that began as the cut fell records
+        // its start only after the heal, so the attempt held at the cut is what says the handler was cut off.
+        List<Long> heldLong = healed.held().keySet().stream().filter(longJobs::contains).toList();
         try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("""
-                SELECT i.at FROM %1$s.ledger l
+                SELECT i.at FROM unnest(?::bigint[], ?::int[]) AS h(job_id, attempt)
+                  JOIN %1$s.ledger l USING (job_id, attempt)
                   LEFT JOIN %1$s.interrupts i USING (job_id, attempt, worker)
-                 WHERE l.worker = ANY (?) AND l.job_id = ANY (?) AND l.at < ?
+                 WHERE l.worker = ANY (?)
                    AND EXISTS (SELECT 1 FROM %1$s.ledger n WHERE n.job_id = l.job_id AND n.attempt > l.attempt)
                 """.formatted(ChaosHarness.SCHEMA))) {
-            ps.setArray(1, c.createArrayOf("text", cutWorkers.toArray()));
-            ps.setArray(2, c.createArrayOf("bigint", longJobs.toArray()));
-            ps.setObject(3, OffsetDateTime.ofInstant(healedAt, ZoneOffset.UTC));
+            ps.setArray(1, c.createArrayOf("bigint", heldLong.toArray()));
+            ps.setArray(2, c.createArrayOf("int4", heldLong.stream().map(healed.held()::get).toArray()));
+            ps.setArray(3, c.createArrayOf("text", cutWorkers.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     lostHandlers++;
