@@ -87,7 +87,7 @@ class EnqueueTest extends DocketTest {
         }
     }
 
-    /** enqueueAll of 1,000 jobs uses a handful of statements (not one per job) and returns ids in input order. */
+    /** enqueueAll of 1,000 jobs uses two statements (the insert and its notification) and returns ids in input order. */
     @Test
     void enqueueAllReturnsDistinctIdsInInputOrderFromOneInsert() throws Exception {
         Docket docket = docket();
@@ -101,7 +101,7 @@ class EnqueueTest extends DocketTest {
             statements = counting.statements();
             tx.commit();
         }
-        assertThat(statements).as("statements for 1,000 jobs (id reservation, insert, notify)").isLessThanOrEqualTo(4);
+        assertThat(statements).as("statements for 1,000 jobs without unique keys (insert, notify)").isLessThanOrEqualTo(2);
         assertThat(ids).hasSize(1000).doesNotHaveDuplicates();
         for (int i = 0; i < ids.size(); i++) {
             JobInfo job = docket.job(ids.get(i)).orElseThrow();
@@ -109,6 +109,48 @@ class EnqueueTest extends DocketTest {
             assertThat(job.state()).isEqualTo(JobState.READY);
         }
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isEqualTo(1000);
+    }
+
+    /**
+     * Bulk enqueues without unique keys take their ids from the sequence as they insert, and match them
+     * to the input by order: four producers at once, their ids interleaved, each job's id still names
+     * its own payload, queue and priority.
+     */
+    @Test
+    void concurrentBulkEnqueuesMatchEveryIdToItsOwnJob() throws Exception {
+        Docket docket = docket();
+        ExecutorService producers = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<List<Long>>> batches = new ArrayList<>();
+            for (int p = 0; p < 4; p++) {
+                int producer = p;
+                batches.add(producers.submit(() -> {
+                    List<Long> ids = new ArrayList<>();
+                    for (int round = 0; round < 5; round++) {
+                        int base = producer * 10_000 + round * 1_000;
+                        ids.addAll(docket.enqueueAll(IntStream.range(0, 300).mapToObj(i -> NewJob.of("indexed",
+                                new Indexed(base + i), JobOptions.builder().queue("q" + (i % 3)).priority(i % 5).build()))
+                                .toList()));
+                    }
+                    return ids;
+                }));
+            }
+            for (int p = 0; p < 4; p++) {
+                List<Long> ids = batches.get(p).get(60, TimeUnit.SECONDS);
+                assertThat(ids).hasSize(1500).doesNotHaveDuplicates();
+                for (int k = 0; k < ids.size(); k++) {
+                    int i = k % 300;
+                    JobInfo job = docket.job(ids.get(k)).orElseThrow();
+                    assertThat(JSON.readTree(job.payload()).get("index").asInt()).as("producer %d, job #%d", p, k)
+                            .isEqualTo(p * 10_000 + (k / 300) * 1_000 + i);
+                    assertThat(job.queue()).isEqualTo("q" + (i % 3));
+                    assertThat(job.priority()).isEqualTo(i % 5);
+                }
+            }
+        } finally {
+            producers.shutdownNow();
+        }
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isEqualTo(6000);
     }
 
     /** A bulk enqueue is all or nothing: rolling back the caller's transaction leaves none of its jobs. */

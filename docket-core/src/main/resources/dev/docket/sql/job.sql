@@ -11,8 +11,9 @@ tenant, unique_key, metadata, errors, created_at, attempted_at, sequence_key, se
 j.id = f.id AND j.attempt = f.attempt AND j.locked_by = ? AND j.state = 'running'
 
 -- fragment: jobInsertRows
--- Rows go in in the arrays' order (ids reserved in that order): the sequence trigger makes the first
--- job of a key its head, so a bulk enqueue keeps enqueue order within each key.
+-- Rows go in in the arrays' order (ids reserved, or drawn from the sequence, in that order): the
+-- sequence trigger makes the first job of a key its head, so a bulk enqueue keeps enqueue order within
+-- each key; rows without reserved ids get theirs in the arrays' order.
 INSERT INTO {{schema}}.jobs AS j
        (id, queue, kind, payload, payload_version, priority, state, run_at, max_attempts,
         tenant, unique_key, metadata, sequence_key, sequence_halt)

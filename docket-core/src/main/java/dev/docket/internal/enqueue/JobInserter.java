@@ -92,12 +92,13 @@ public final class JobInserter implements AutoCloseable {
     }
 
     /**
-     * Inserts the rows in a transaction of their own: one job without dependencies commits by itself
-     * (auto-commit, no round trip for BEGIN and COMMIT), anything else commits together or not at all.
+     * Inserts the rows in a transaction of their own. What one insert statement does alone commits by
+     * itself (auto-commit, no round trip for BEGIN and COMMIT): one job without dependencies, or many
+     * without dependencies, unique keys or sequence keys. Anything else commits together or not at all.
      */
     public List<Enqueued> insertOwnTransaction(List<InsertRow> rows) throws SQLException {
         Set<String> readyQueues = new LinkedHashSet<>();
-        if (rows.size() == 1 && !rows.getFirst().hasDependencies()) {
+        if (oneStatement(rows)) {
             return jdbc.autoCommit(c -> {
                 List<Enqueued> result = insert(c, rows, readyQueues);
                 // The insert committed by itself: local workers first, then the notification's round trip.
@@ -113,6 +114,18 @@ public final class JobInserter implements AutoCloseable {
         });
         wakeLocalWorkers.accept(readyQueues);
         return result;
+    }
+
+    private static boolean oneStatement(List<InsertRow> rows) {
+        if (rows.size() == 1) {
+            return !rows.getFirst().hasDependencies();
+        }
+        for (InsertRow row : rows) {
+            if (row.hasDependencies() || row.uniqueKey() != null || row.sequenceKey() != null) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Inserts the rows; adds to {@code readyQueues} the queues that got jobs ready now. */
