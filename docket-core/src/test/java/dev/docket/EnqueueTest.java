@@ -153,6 +153,38 @@ class EnqueueTest extends DocketTest {
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isEqualTo(6000);
     }
 
+    /**
+     * A bulk enqueue whose jobs share every option takes one statement with the options given once:
+     * each job still gets all of them, scheduled by run-at or by a delay from the database's now().
+     */
+    @Test
+    void bulkEnqueueWithSharedOptionsGivesEveryJobThem() throws Exception {
+        Docket docket = docket();
+        Instant later = Instant.parse("2090-01-01T00:00:00Z");
+        JobOptions shared = JobOptions.builder().queue("mail").priority(7).maxAttempts(3).tenant("acme")
+                .metadata("origin", "import").payloadVersion(2).runAt(later).build();
+        List<Long> ids = docket.enqueueAll(IntStream.range(0, 50)
+                .mapToObj(i -> NewJob.of("indexed", new Indexed(i), shared)).toList());
+        List<Long> delayed = docket.enqueueAll(IntStream.range(0, 50).mapToObj(i -> NewJob.of("indexed",
+                new Indexed(i), JobOptions.builder().delay(Duration.ofHours(1)).build())).toList());
+        for (int i = 0; i < 50; i++) {
+            JobInfo job = docket.job(ids.get(i)).orElseThrow();
+            assertThat(JSON.readTree(job.payload()).get("index").asInt()).isEqualTo(i);
+            assertThat(job.queue()).isEqualTo("mail");
+            assertThat(job.priority()).isEqualTo(7);
+            assertThat(job.maxAttempts()).isEqualTo(3);
+            assertThat(job.tenant()).isEqualTo("acme");
+            assertThat(job.payloadVersion()).isEqualTo(2);
+            assertThat(JSON.readTree(job.metadata()).get("origin").asText()).isEqualTo("import");
+            assertThat(job.runAt()).isEqualTo(later);
+            assertThat(job.state()).isEqualTo(JobState.SCHEDULED);
+            JobInfo waiting = docket.job(delayed.get(i)).orElseThrow();
+            assertThat(JSON.readTree(waiting.payload()).get("index").asInt()).isEqualTo(i);
+            assertThat(waiting.state()).isEqualTo(JobState.SCHEDULED);
+            assertThat(Duration.between(waiting.createdAt(), waiting.runAt())).isEqualTo(Duration.ofHours(1));
+        }
+    }
+
     /** A bulk enqueue is all or nothing: rolling back the caller's transaction leaves none of its jobs. */
     @Test
     void enqueueAllIsUndoneWholeByRollback() throws Exception {

@@ -28,6 +28,21 @@ SELECT coalesce(u.id, nextval('{{schema}}.jobs_id_seq')), u.queue, u.kind, u.pay
        SELECT coalesce(timestamptz 'epoch' + u.run_at_micros * interval '1 microsecond',
                        now() + coalesce(u.delay_ms, 0) * interval '1 millisecond') AS run_at) r
 
+-- name: jobInsertUniform
+-- A bulk enqueue whose jobs differ only in their payloads (enqueueAll of one kind with the same
+-- options): the shared values as parameters and one array of payloads. Unnesting the general form's
+-- fourteen arrays cost 2.2 ms more per 1,000 rows (9.5-10.7 ms against 7.2-8.1 with the commit). Ids
+-- come from the sequence in the array's order.
+INSERT INTO {{schema}}.jobs AS j
+       (queue, kind, payload, payload_version, priority, state, run_at, max_attempts, tenant, metadata,
+        sequence_halt)
+SELECT ?, ?, u.payload::jsonb, ?, ?, CASE WHEN r.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
+       r.run_at, ?, ?, ?::jsonb, ?
+  FROM (SELECT coalesce(timestamptz 'epoch' + ?::bigint * interval '1 microsecond',
+                        now() + coalesce(?::bigint, 0) * interval '1 millisecond') AS run_at) r
+ CROSS JOIN unnest(?::text[]) AS u(payload)
+{{jobInsertReturning}}
+
 -- fragment: jobInsertOneRow
 -- One job, with plain parameters: the common single enqueue skips the array encoding and the
 -- unnest of the bulk statement.

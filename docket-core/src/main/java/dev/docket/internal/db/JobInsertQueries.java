@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Enqueue: inserts jobs into the jobs table on the caller's connection, in its transaction, and
@@ -98,7 +99,7 @@ public record JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
      * 1,000-row enqueue).
      */
     private List<Inserted> insertUnkeyed(Connection c, List<InsertRow> rows) throws SQLException {
-        Map<Long, Boolean> inserted = insertWithIds(c, rows, new Long[rows.size()]);
+        Map<Long, Boolean> inserted = uniform(rows) ? insertUniform(c, rows) : insertWithIds(c, rows, new Long[rows.size()]);
         if (inserted.size() != rows.size()) {
             throw new SQLException("inserted " + inserted.size() + " of " + rows.size() + " jobs without unique keys");
         }
@@ -113,6 +114,41 @@ public record JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
             result.add(new Inserted(id, true, inserted.get(id)));
         }
         return result;
+    }
+
+    /** Whether the rows, none in a sequence, differ in nothing but their payloads. */
+    private static boolean uniform(List<InsertRow> rows) {
+        InsertRow first = rows.getFirst();
+        if (first.sequenceKey() != null) {
+            return false;
+        }
+        for (InsertRow r : rows) {
+            if (!r.queue().equals(first.queue()) || !r.kind().equals(first.kind())
+                    || r.payloadVersion() != first.payloadVersion() || r.priority() != first.priority()
+                    || !Objects.equals(r.runAtMicros(), first.runAtMicros())
+                    || !Objects.equals(r.delayMillis(), first.delayMillis()) || r.maxAttempts() != first.maxAttempts()
+                    || !Objects.equals(r.tenant(), first.tenant()) || !Objects.equals(r.metadataJson(), first.metadataJson())
+                    || r.sequenceKey() != null || r.haltSequence() != first.haltSequence()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Inserts rows that differ only in their payloads; returns the inserted ids, each with whether the job is ready now. */
+    private Map<Long, Boolean> insertUniform(Connection c, List<InsertRow> rows) throws SQLException {
+        InsertRow r = rows.getFirst();
+        String[] payloads = new String[rows.size()];
+        for (int i = 0; i < payloads.length; i++) {
+            payloads[i] = rows.get(i).payloadJson();
+        }
+        Map<Long, Boolean> inserted = HashMap.newHashMap(payloads.length);
+        Jdbc.each(c, sql.get("jobInsertUniform"), p -> p
+                        .text(r.queue()).text(r.kind()).int4(r.payloadVersion()).int2(r.priority())
+                        .int4(r.maxAttempts()).text(r.tenant()).text(r.metadataJson()).bool(r.haltSequence())
+                        .int8(r.runAtMicros()).int8(r.delayMillis()).array("text", payloads),
+                rs -> inserted.put(rs.getLong("id"), rs.getBoolean("ready")));
+        return inserted;
     }
 
     private Long[] reserveIds(Connection c, int count) throws SQLException {
