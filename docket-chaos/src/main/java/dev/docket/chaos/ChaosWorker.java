@@ -7,6 +7,7 @@ import dev.docket.PeriodicJob;
 import dev.docket.Worker;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import javax.sql.DataSource;
@@ -78,7 +79,7 @@ public final class ChaosWorker {
                 .shutdownGrace(Duration.ofSeconds(5))
                 .listenerDataSource(listener(listenerUrl, name))
                 .handler("chaos", Work.class, (work, ctx) -> {
-                    record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name);
+                    recordStart(dataSource, ctx.jobId(), ctx.attempt(), name);
                     if (work.failFirst() && ctx.attempt() == 1) {
                         throw new IllegalStateException("failing the first attempt on purpose");
                     }
@@ -148,6 +149,26 @@ public final class ChaosWorker {
             } catch (InterruptedException e) {
                 record(dataSource, "interrupts", jobId, attempt, worker);
             }
+        }
+    }
+
+    /**
+     * Records a job's start in the ledger. A handler runs on a virtual thread, whose socket is closed when
+     * it is interrupted during I/O: a handler that loses its lease while this write is on the wire (it
+     * began during a cut and writes once the host heals) fails the write, which may have committed. That
+     * handler was interrupted, and says so like one interrupted in its work.
+     */
+    private static void recordStart(DataSource dataSource, long jobId, int attempt, String worker) throws Exception {
+        try {
+            record(dataSource, "ledger", jobId, attempt, worker);
+        } catch (SQLException e) {
+            if (!Thread.interrupted()) {
+                throw e;
+            }
+            record(dataSource, "interrupts", jobId, attempt, worker);
+            InterruptedException interrupted = new InterruptedException("interrupted while recording its start");
+            interrupted.initCause(e);
+            throw interrupted;
         }
     }
 
