@@ -83,7 +83,7 @@ public record JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
     }
 
     /** Whether no row has a unique key: then every row is inserted. */
-    public static boolean unkeyed(List<InsertRow> rows) {
+    private static boolean unkeyed(List<InsertRow> rows) {
         for (InsertRow row : rows) {
             if (row.uniqueKey() != null) {
                 return false;
@@ -119,9 +119,6 @@ public record JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
     /** Whether the rows, none in a sequence, differ in nothing but their payloads. */
     private static boolean uniform(List<InsertRow> rows) {
         InsertRow first = rows.getFirst();
-        if (first.sequenceKey() != null) {
-            return false;
-        }
         for (InsertRow r : rows) {
             if (!r.queue().equals(first.queue()) || !r.kind().equals(first.kind())
                     || r.payloadVersion() != first.payloadVersion() || r.priority() != first.priority()
