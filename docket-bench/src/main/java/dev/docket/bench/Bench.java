@@ -148,8 +148,9 @@ public final class Bench {
     }
 
     private void runScenario(String system, String scenario) {
-        for (String config : newSut(system).configs(scenario)) {
-            if (!o.configs().isEmpty() && !o.configs().contains(config)) {
+        Sut described = newSut(system);
+        for (String config : described.configs(scenario)) {
+            if (o.configs().isEmpty() ? described.optIn(config) : !o.configs().contains(config)) {
                 continue;
             }
             for (Point point : points(scenario, config)) {

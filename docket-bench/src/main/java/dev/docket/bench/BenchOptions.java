@@ -99,7 +99,8 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
               --concurrency LIST        worker concurrencies for drain and scaleout (default 8,64)
               --processes LIST          worker JVMs for scaleout (default 1,2,4)
               --configs LIST            only these configurations of each system, e.g. default or delete
-                                 for Docket's history kept or not (default: every configuration)
+                                 for Docket's history kept or not (default: every configuration but
+                                 Docket's async, asyncCommit(true), measured only when named)
               --soak-duration D         soak length, e.g. 10m, 90s (default 10m; 5s with --short)
               --short                   a few seconds per scenario, for CI (no speed assertions)
               --synchronous-commit on|off   (default on)

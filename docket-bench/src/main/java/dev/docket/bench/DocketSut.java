@@ -11,9 +11,10 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * Docket with its public API. Configs: {@code default} (7-day history), {@code delete} (historyRetention 0)
- * and, for the {@code txhandler} scenario, {@code transactional} (default, with a transactional handler that
- * inserts one row on its transaction).
+ * Docket with its public API. Configs: {@code default} (7-day history), {@code delete} (historyRetention 0),
+ * for drain only when named, {@code async} ({@code delete} with the workers' {@code asyncCommit(true)}: outcomes
+ * and lease extensions commit without waiting for the WAL flush) and, for the {@code txhandler} scenario,
+ * {@code transactional} (default, with a transactional handler that inserts one row on its transaction).
  */
 final class DocketSut implements Sut {
 
@@ -24,8 +25,10 @@ final class DocketSut implements Sut {
     }
 
     static final String TRANSACTIONAL = "transactional";
+    static final String ASYNC = "async";
 
     private boolean transactional;
+    private boolean asyncCommit;
     private Docket docket;
     private Worker worker;
 
@@ -37,7 +40,8 @@ final class DocketSut implements Sut {
     @Override
     public List<String> configs(String scenario) {
         return switch (scenario) {
-            case "drain", "steady", "soak" -> List.of("default", "delete");
+            case "drain" -> List.of("default", "delete", ASYNC);
+            case "steady", "soak" -> List.of("default", "delete");
             case "scaleout" -> List.of("default");
             case "fairness" -> List.of(TenantFairness.CAPPED, TenantFairness.UNCAPPED);
             case "txhandler" -> List.of("default", TRANSACTIONAL);
@@ -48,6 +52,11 @@ final class DocketSut implements Sut {
     }
 
     @Override
+    public boolean optIn(String config) {
+        return config.equals(ASYNC);
+    }
+
+    @Override
     public LiveJobs liveJobs() {
         return new LiveJobs("SELECT count(*) FROM " + SCHEMA + ".jobs", List.of(SCHEMA + ".jobs"));
     }
@@ -55,9 +64,10 @@ final class DocketSut implements Sut {
     @Override
     public void open(String jdbcUrl, DataSource dataSource, String config) throws Exception {
         Docket.Builder b = Docket.builder(dataSource).schema(SCHEMA);
-        if (config.equals("delete")) {
+        if (config.equals("delete") || config.equals(ASYNC)) {
             b.historyRetention(Duration.ZERO);
         }
+        asyncCommit = config.equals(ASYNC);
         docket = b.build();
         docket.migrate();
         transactional = config.equals(TRANSACTIONAL);
@@ -88,7 +98,7 @@ final class DocketSut implements Sut {
 
     @Override
     public void startWorkers(int concurrency, Starts onStart) {
-        Worker.Builder b = docket.worker().queue("default", concurrency);
+        Worker.Builder b = docket.worker().queue("default", concurrency).asyncCommit(asyncCommit);
         if (transactional) {
             b.transactionalHandler("noop", Ping.class, (p, ctx, tx) -> {
                 onStart.started(p.seq(), System.nanoTime());

@@ -22,6 +22,14 @@ interface Sut extends AutoCloseable {
     List<String> configs(String scenario);
 
     /**
+     * Whether a configuration is measured only when {@code --configs} names it: one that trades durability
+     * for speed, so that a default run's ratios compare durable configurations only. None by default.
+     */
+    default boolean optIn(String config) {
+        return false;
+    }
+
+    /**
      * Where a system keeps the jobs it has not yet durably completed.
      *
      * @param countSql  a {@code count(*)} of those jobs

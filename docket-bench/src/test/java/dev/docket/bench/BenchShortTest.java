@@ -48,9 +48,25 @@ class BenchShortTest {
                 .allSatisfy(r -> assertThat(r.values()).singleElement().satisfies(v -> assertThat(v).isPositive()))
                 .extracting(r -> r.system() + " " + r.config() + ": " + r.metric())
                 .containsExactly("docket 1 JVM × c=8: scale-out jobs/s", "docket 2 JVMs × c=8: scale-out jobs/s");
+        assertThat(rows).as("Docket's async configuration runs only when named")
+                .filteredOn(r -> r.scenario().equals("drain")).extracting(Bench.Row::config)
+                .noneMatch(c -> c.startsWith(DocketSut.ASYNC));
         assertThat(out.resolve("results.md")).exists();
         assertThat(Files.readString(out.resolve("results.json"))).contains("\"results\"");
         assertThat(Files.readString(out.resolve("chart.svg"))).startsWith("<svg").contains("Scale-out");
         assertThat(Files.readString(out.resolve("results.md"))).contains("| 2 JVMs × c=8 |");
+    }
+
+    /** Naming {@code async} measures the drain with the workers' asyncCommit(true), and nothing else. */
+    @Test
+    void asyncConfigurationRunsWhenNamed(@TempDir Path out) throws Exception {
+        BenchOptions options = BenchOptions.parse(new String[]{"--short", "--systems", "docket", "--scenarios", "drain",
+                "--configs", DocketSut.ASYNC, "--jobs", "2000", "--concurrency", "8", "--out", out.toString()});
+
+        List<Bench.Row> rows = new Bench(options).run();
+
+        assertThat(rows).extracting(r -> r.config() + ": " + r.metric())
+                .containsExactly("async c=8: drain jobs/s", "async c=8: drain WAL bytes/job");
+        assertThat(rows).allSatisfy(r -> assertThat(r.values()).singleElement().satisfies(v -> assertThat(v).isPositive()));
     }
 }
