@@ -36,6 +36,8 @@ final class WorkerFleet {
     private final List<Loss> losses = new ArrayList<>();
     private int nextWorker = 1;
     private int sparedHost = -1;
+    private String resumedZombie;
+    private long zombieSparedUntil;
 
     WorkerFleet(ChaosOptions options, ChaosDatabase database, DataSource harness, Path runDir) {
         this.o = options;
@@ -111,7 +113,11 @@ final class WorkerFleet {
 
     /** Kills a random worker among those holding jobs (a worker still starting up proves nothing). */
     void killOne() throws Exception {
-        List<String> alive = alive().stream().filter(w -> hostOf.get(w) != sparedHost).toList();
+        // The zombie just resumed is spared for a lease: killed as it wakes (the kill that fell due during its
+        // stall runs at once), its stalled handlers never reach the commits that its fence must refuse.
+        long now = System.nanoTime();
+        List<String> alive = alive().stream().filter(w -> hostOf.get(w) != sparedHost)
+                .filter(w -> !(w.equals(resumedZombie) && now < zombieSparedUntil)).toList();
         if (alive.isEmpty()) {
             return;
         }
@@ -198,6 +204,8 @@ final class WorkerFleet {
             TimeUnit.MILLISECONDS.sleep(50);
         }
         signal("CONT", pid);
+        resumedZombie = victim;
+        zombieSparedUntil = System.nanoTime() + o.lease().toNanos();
         System.out.printf(Locale.ROOT, "chaos: SIGCONT %s%n", victim);
     }
 
