@@ -10,6 +10,16 @@ tenant, unique_key, metadata, errors, created_at, attempted_at, sequence_key, se
 -- statements return the (id, attempt) fences that matched.
 j.id = f.id AND j.attempt = f.attempt AND j.locked_by = ? AND j.state = 'running'
 
+-- fragment: jobInsertState
+-- A job is ready when its run-at has come, else scheduled (r.run_at: the statement's run-at).
+CASE WHEN r.run_at <= now() THEN 'ready' ELSE 'scheduled' END
+
+-- fragment: jobInsertRunAtParams
+-- The run-at of statements that take it as two parameters: epoch microseconds, or else a delay in
+-- milliseconds after the database's now() (both null: now).
+(SELECT coalesce(timestamptz 'epoch' + ?::bigint * interval '1 microsecond',
+                 now() + coalesce(?::bigint, 0) * interval '1 millisecond') AS run_at) r
+
 -- fragment: jobInsertRows
 -- Rows go in in the arrays' order (ids reserved, or drawn from the sequence, in that order): the
 -- sequence trigger makes the first job of a key its head, so a bulk enqueue keeps enqueue order within
@@ -18,7 +28,7 @@ INSERT INTO {{schema}}.jobs AS j
        (id, queue, kind, payload, payload_version, priority, state, run_at, max_attempts,
         tenant, unique_key, metadata, sequence_key, sequence_halt)
 SELECT coalesce(u.id, nextval('{{schema}}.jobs_id_seq')), u.queue, u.kind, u.payload::jsonb, u.payload_version, u.priority,
-       CASE WHEN r.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
+       {{jobInsertState}},
        r.run_at, u.max_attempts, u.tenant, u.unique_key, u.metadata::jsonb, u.sequence_key, u.sequence_halt
   FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::int[], ?::smallint[],
               ?::bigint[], ?::bigint[], ?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[])
@@ -36,10 +46,9 @@ SELECT coalesce(u.id, nextval('{{schema}}.jobs_id_seq')), u.queue, u.kind, u.pay
 INSERT INTO {{schema}}.jobs AS j
        (queue, kind, payload, payload_version, priority, state, run_at, max_attempts, tenant, metadata,
         sequence_halt)
-SELECT ?, ?, u.payload::jsonb, ?, ?, CASE WHEN r.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
+SELECT ?, ?, u.payload::jsonb, ?, ?, {{jobInsertState}},
        r.run_at, ?, ?, ?::jsonb, ?
-  FROM (SELECT coalesce(timestamptz 'epoch' + ?::bigint * interval '1 microsecond',
-                        now() + coalesce(?::bigint, 0) * interval '1 millisecond') AS run_at) r
+  FROM {{jobInsertRunAtParams}}
  CROSS JOIN unnest(?::text[]) AS u(payload)
 {{jobInsertReturning}}
 
@@ -49,10 +58,9 @@ SELECT ?, ?, u.payload::jsonb, ?, ?, CASE WHEN r.run_at <= now() THEN 'ready' EL
 INSERT INTO {{schema}}.jobs AS j
        (queue, kind, payload, payload_version, priority, state, run_at, max_attempts, tenant, unique_key,
         metadata, sequence_key, sequence_halt)
-SELECT ?, ?, ?::jsonb, ?, ?, CASE WHEN r.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
+SELECT ?, ?, ?::jsonb, ?, ?, {{jobInsertState}},
        r.run_at, ?, ?, ?, ?::jsonb, ?, ?
-  FROM (SELECT coalesce(timestamptz 'epoch' + ?::bigint * interval '1 microsecond',
-                        now() + coalesce(?::bigint, 0) * interval '1 millisecond') AS run_at) r
+  FROM {{jobInsertRunAtParams}}
 
 -- fragment: jobInsertOnConflict
 -- Rows with a unique key are inserted with ON CONFLICT, which makes every row a speculative
