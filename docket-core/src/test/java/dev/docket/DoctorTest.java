@@ -101,9 +101,16 @@ class DoctorTest extends DocketTest {
                 .doesNotContain("fillfactor");
         assertThat(f.fix()).contains("ALTER TABLE " + schema + ".jobs SET (fillfactor = 80, "
                 + "autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02, "
-                + "autovacuum_vacuum_cost_delay = 0);");
+                + "autovacuum_vacuum_cost_delay = 0, vacuum_truncate = false);");
 
-        execute("ALTER TABLE {s}.jobs SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_enabled = false)");
+        execute("ALTER TABLE {s}.jobs SET (autovacuum_vacuum_scale_factor = 0.02, vacuum_truncate = off)");
+        assertThat(docket.admin().doctor().findings("settings_drift")).singleElement()
+                .satisfies(ok -> assertThat(ok.severity()).as("off is false").isEqualTo(Severity.OK));
+        execute("ALTER TABLE {s}.jobs RESET (vacuum_truncate)");
+        assertThat(only(docket.admin().doctor(), "settings_drift", Severity.WARNING).evidence())
+                .contains("vacuum_truncate is the server default, the migrations set false");
+
+        execute("ALTER TABLE {s}.jobs SET (vacuum_truncate = false, autovacuum_enabled = false)");
         Finding disabled = only(docket.admin().doctor(), "settings_drift", Severity.PROBLEM);
         assertThat(disabled.evidence()).contains("autovacuum_enabled is false");
         assertThat(disabled.fix()).contains("RESET (autovacuum_enabled)");

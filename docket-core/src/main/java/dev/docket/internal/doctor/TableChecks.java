@@ -12,6 +12,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 
@@ -22,7 +23,7 @@ import java.util.TreeSet;
 record TableChecks(DoctorQueries queries, String schema, Duration historyRetention) {
 
     /**
-     * The jobs table's storage options as the migrations set them (V001): a dump and restore without
+     * The jobs table's storage options as the migrations set them (V001, V013): a dump and restore without
      * them, or a manual {@code ALTER TABLE ... RESET}, loses them.
      */
     static final Map<String, String> JOBS_OPTIONS = new LinkedHashMap<>();
@@ -32,6 +33,7 @@ record TableChecks(DoctorQueries queries, String schema, Duration historyRetenti
         JOBS_OPTIONS.put("autovacuum_vacuum_scale_factor", "0.02");
         JOBS_OPTIONS.put("autovacuum_analyze_scale_factor", "0.02");
         JOBS_OPTIONS.put("autovacuum_vacuum_cost_delay", "0");
+        JOBS_OPTIONS.put("vacuum_truncate", "false");
     }
 
     /** Dead rows below this never slow a claim measurably (the maintainer's own vacuum trigger). */
@@ -90,7 +92,7 @@ record TableChecks(DoctorQueries queries, String schema, Duration historyRetenti
         List<String> drift = new ArrayList<>();
         JOBS_OPTIONS.forEach((name, wanted) -> {
             String found = actual.get(name);
-            if (found == null || !sameNumber(found, wanted)) {
+            if (found == null || !sameValue(found, wanted)) {
                 drift.add(name + " is " + (found == null ? "the server default" : found) + ", the migrations set " + wanted);
             }
         });
@@ -109,19 +111,34 @@ record TableChecks(DoctorQueries queries, String schema, Duration historyRetenti
         JOBS_OPTIONS.forEach((name, value) -> set.append(set.isEmpty() ? "" : ", ").append(name).append(" = ").append(value));
         findings.add(disabled ? Severity.PROBLEM : Severity.WARNING, "settings_drift", table,
                 "the jobs table's storage settings differ from what the migrations set (a dump and restore, or a "
-                        + "manual ALTER TABLE, reset them): without them heartbeats stop being HOT updates and "
-                        + "autovacuum visits the table far too rarely",
+                        + "manual ALTER TABLE, reset them): without them heartbeats stop being HOT updates, "
+                        + "autovacuum visits the table far too rarely, and vacuums wait for the table's exclusive "
+                        + "lock to truncate it",
                 String.join("; ", drift),
                 "ALTER TABLE " + table + " SET (" + set + ")" + (disabled ? "; ALTER TABLE " + table
                         + " RESET (autovacuum_enabled)" : "") + ";");
     }
 
-    private static boolean sameNumber(String a, String b) {
+    /** The server keeps an option as it was written: 0.020 is 0.02, and off is false. */
+    private static boolean sameValue(String a, String b) {
+        Boolean x = bool(a);
+        Boolean y = bool(b);
+        if (x != null && y != null) {
+            return x.equals(y);
+        }
         try {
             return Double.parseDouble(a) == Double.parseDouble(b);
         } catch (NumberFormatException e) {
             return a.equals(b);
         }
+    }
+
+    private static Boolean bool(String s) {
+        return switch (s.toLowerCase(Locale.ROOT)) {
+            case "true", "on", "yes", "1" -> true;
+            case "false", "off", "no", "0" -> false;
+            default -> null;
+        };
     }
 
     void partitions(Findings findings) throws SQLException {

@@ -132,6 +132,39 @@ class MaintainerTest extends DocketTest {
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> vacuumCount() == vacuums + 1);
     }
 
+    private long pages() {
+        return queryLong("SELECT pg_relation_size('" + schema + ".jobs') / current_setting('block_size')::bigint");
+    }
+
+    /**
+     * No vacuum gives the empty end of the jobs table back: that needs the table's exclusive lock,
+     * which claims, heartbeats and outcomes keep out of reach under load (a vacuum retries it for up
+     * to 5 s), and new jobs would need the pages again at once (V013). The maintainer's statement
+     * keeps to it even where the table's setting was lost; a vacuum without either does truncate.
+     */
+    @Test
+    void vacuumsLeaveTheEmptyEndOfTheJobsTableInPlace() throws Exception {
+        execute("ALTER TABLE {s}.jobs SET (autovacuum_enabled = false)");
+        enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
+        executeAndAwaitDeadRows("DELETE FROM {s}.jobs", Maintainer.VACUUM_DEAD_ROWS);
+        long pages = pages();
+
+        assertThat(maintainer.vacuumIfDue()).isTrue();
+        assertThat(pages()).as("after the maintainer's vacuum").isEqualTo(pages);
+        execute("VACUUM {s}.jobs");
+        assertThat(pages()).as("after a plain VACUUM, which follows the table's setting as autovacuum does")
+                .isEqualTo(pages);
+
+        execute("ALTER TABLE {s}.jobs RESET (vacuum_truncate)");
+        enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
+        executeAndAwaitDeadRows("DELETE FROM {s}.jobs", Maintainer.VACUUM_DEAD_ROWS);
+        org.awaitility.Awaitility.await("the maintainer's next vacuum").atMost(Duration.ofSeconds(5))
+                .until(maintainer::vacuumIfDue);
+        assertThat(pages()).as("after the maintainer's vacuum, the table's setting lost").isEqualTo(pages);
+        execute("VACUUM {s}.jobs");
+        assertThat(pages()).as("a plain VACUUM without the setting truncates").isLessThan(pages);
+    }
+
     /** A role that may not vacuum the table gets the server's warning once; then autovacuum alone keeps it. */
     @Test
     void aRoleThatMayNotVacuumTheTableLeavesItToAutovacuum() throws Exception {
