@@ -316,7 +316,8 @@ class EnqueueTest extends DocketTest {
         try {
             long firstId;
             List<Future<long[]>> results = new ArrayList<>();
-            try (Connection first = dataSource().getConnection()) {
+            // The watcher's connection is taken before the callers take theirs: looking must not wait for the pool.
+            try (Connection first = dataSource().getConnection(); Connection watcher = dataSource().getConnection()) {
                 first.setAutoCommit(false);
                 firstId = docket.enqueue(first, "contend", new Indexed(-1), contended);
                 for (int i = 0; i < others; i++) {
@@ -335,7 +336,7 @@ class EnqueueTest extends DocketTest {
                         }
                     }));
                 }
-                await().atMost(Duration.ofSeconds(20)).until(this::backendsWaitingOnJobsLock, n -> n == others);
+                await().atMost(Duration.ofSeconds(20)).until(() -> backendsWaitingOnJobsLock(watcher), n -> n == others);
                 first.rollback();
             }
             List<long[]> returned = new ArrayList<>();
@@ -552,9 +553,15 @@ class EnqueueTest extends DocketTest {
         assertThat(docket.job(docket.enqueue("k", null))).isPresent();
     }
 
-    private long backendsWaitingOnJobsLock() {
-        return queryLong("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position(? in query) > 0",
-                "\"" + schema + "\".jobs");
+    private long backendsWaitingOnJobsLock(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position(? in query) > 0")) {
+            ps.setString(1, "\"" + schema + "\".jobs");
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
     }
 
     private Instant dbNow() {
