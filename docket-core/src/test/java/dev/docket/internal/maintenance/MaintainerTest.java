@@ -86,6 +86,12 @@ class MaintainerTest extends DocketTest {
         }
     }
 
+    /** Enqueues and deletes as many jobs as make the maintainer's vacuum due, and waits until the statistics show them. */
+    private void leaveDeadRowsEnoughForAVacuum() throws SQLException {
+        enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
+        executeAndAwaitDeadRows("DELETE FROM {s}.jobs", Maintainer.VACUUM_DEAD_ROWS);
+    }
+
     private long deadRows() {
         return queryLong("SELECT pg_stat_get_dead_tuples('" + schema + ".jobs'::regclass)");
     }
@@ -107,8 +113,7 @@ class MaintainerTest extends DocketTest {
         long vacuums = vacuumCount();
         assertThat(maintainer.vacuumIfDue()).as("100 dead rows are left to autovacuum").isFalse();
 
-        enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
-        executeAndAwaitDeadRows("DELETE FROM {s}.jobs", Maintainer.VACUUM_DEAD_ROWS);
+        leaveDeadRowsEnoughForAVacuum();
         assertThat(maintainer.vacuumIfDue()).isTrue();
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> vacuumCount() == vacuums + 1);
         assertThat(deadRows()).isZero();
@@ -118,8 +123,7 @@ class MaintainerTest extends DocketTest {
     @Test
     void aLockedJobsTableIsVacuumedAtALaterRound() throws Exception {
         execute("ALTER TABLE {s}.jobs SET (autovacuum_enabled = false)");
-        enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
-        executeAndAwaitDeadRows("DELETE FROM {s}.jobs", Maintainer.VACUUM_DEAD_ROWS);
+        leaveDeadRowsEnoughForAVacuum();
         long vacuums = vacuumCount();
         try (Connection holder = dataSource().getConnection(); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
@@ -145,8 +149,7 @@ class MaintainerTest extends DocketTest {
     @Test
     void vacuumsLeaveTheEmptyEndOfTheJobsTableInPlace() throws Exception {
         execute("ALTER TABLE {s}.jobs SET (autovacuum_enabled = false)");
-        enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
-        executeAndAwaitDeadRows("DELETE FROM {s}.jobs", Maintainer.VACUUM_DEAD_ROWS);
+        leaveDeadRowsEnoughForAVacuum();
         long pages = pages();
 
         assertThat(maintainer.vacuumIfDue()).isTrue();
@@ -156,8 +159,7 @@ class MaintainerTest extends DocketTest {
                 .isEqualTo(pages);
 
         execute("ALTER TABLE {s}.jobs RESET (vacuum_truncate)");
-        enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
-        executeAndAwaitDeadRows("DELETE FROM {s}.jobs", Maintainer.VACUUM_DEAD_ROWS);
+        leaveDeadRowsEnoughForAVacuum();
         org.awaitility.Awaitility.await("the maintainer's next vacuum").atMost(Duration.ofSeconds(5))
                 .until(maintainer::vacuumIfDue);
         assertThat(pages()).as("after the maintainer's vacuum, the table's setting lost").isEqualTo(pages);
@@ -178,8 +180,7 @@ class MaintainerTest extends DocketTest {
         Maintainer limited = new Maintainer(new Database(HookedDataSource.withSessionSetting(pool, "SET ROLE " + role),
                 new SchemaName(schema), PayloadCodec.defaultMapper()),
                 Duration.ofSeconds(1), Duration.ofDays(7), Duration.ofDays(30));
-        enqueue("k", (int) Maintainer.VACUUM_DEAD_ROWS, JobOptions.defaults());
-        executeAndAwaitDeadRows("DELETE FROM {s}.jobs", Maintainer.VACUUM_DEAD_ROWS);
+        leaveDeadRowsEnoughForAVacuum();
         long vacuums = vacuumCount();
 
         assertThat(limited.vacuumIfDue()).isFalse();
