@@ -28,6 +28,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -313,32 +314,41 @@ class EnqueueTest extends DocketTest {
         JobOptions contended = JobOptions.builder().uniqueKey("contended").build();
         int others = 19;
         ExecutorService callers = Executors.newFixedThreadPool(others);
+        // Every connection is taken here, one after another, before anyone blocks: a burst of callers asking
+        // the pool at once can strand some of them until the pool's housekeeper runs (HikariCP adds one
+        // connection per request and can drop a request in the race), longer than the pool's timeout.
+        List<Connection> connections = new ArrayList<>();
         try {
-            long firstId;
-            List<Future<long[]>> results = new ArrayList<>();
-            // The watcher's connection is taken before the callers take theirs: looking must not wait for the pool.
-            try (Connection first = dataSource().getConnection(); Connection watcher = dataSource().getConnection()) {
-                first.setAutoCommit(false);
-                firstId = docket.enqueue(first, "contend", new Indexed(-1), contended);
-                for (int i = 0; i < others; i++) {
-                    boolean commit = i % 2 == 0;
-                    int index = i;
-                    results.add(callers.submit(() -> {
-                        try (Connection c = dataSource().getConnection()) {
-                            c.setAutoCommit(false);
-                            long id = docket.enqueue(c, "contend", new Indexed(index), contended);
-                            if (commit) {
-                                c.commit();
-                            } else {
-                                c.rollback();
-                            }
-                            return new long[] {id, commit ? 1 : 0};
-                        }
-                    }));
-                }
-                await().atMost(Duration.ofSeconds(20)).until(() -> backendsWaitingOnJobsLock(watcher), n -> n == others);
-                first.rollback();
+            for (int i = 0; i < others + 2; i++) {
+                connections.add(dataSource().getConnection());
             }
+            Connection first = connections.get(0);
+            Connection watcher = connections.get(1);
+            first.setAutoCommit(false);
+            long firstId = docket.enqueue(first, "contend", new Indexed(-1), contended);
+            List<Future<long[]>> results = new ArrayList<>();
+            for (int i = 0; i < others; i++) {
+                boolean commit = i % 2 == 0;
+                int index = i;
+                Connection c = connections.get(i + 2);
+                results.add(callers.submit(() -> {
+                    c.setAutoCommit(false);
+                    long id = docket.enqueue(c, "contend", new Indexed(index), contended);
+                    if (commit) {
+                        c.commit();
+                    } else {
+                        c.rollback();
+                    }
+                    return new long[] {id, commit ? 1 : 0};
+                }));
+            }
+            try {
+                await().atMost(Duration.ofSeconds(20)).until(() -> backendsWaitingOnJobsLock(watcher), n -> n == others);
+            } catch (ConditionTimeoutException e) {
+                throw new AssertionError("not every caller waits on the first one's row; callers that ended: "
+                        + ended(results) + "; this database's other backends: " + backends(watcher), e);
+            }
+            first.rollback();
             List<long[]> returned = new ArrayList<>();
             for (Future<long[]> f : results) {
                 returned.add(f.get(30, TimeUnit.SECONDS));
@@ -359,6 +369,9 @@ class EnqueueTest extends DocketTest {
             assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isEqualTo(1);
         } finally {
             callers.shutdownNow();
+            for (Connection c : connections) {
+                c.close();
+            }
         }
     }
 
@@ -562,6 +575,30 @@ class EnqueueTest extends DocketTest {
                 return rs.getLong(1);
             }
         }
+    }
+
+    private static List<String> ended(List<Future<long[]>> results) {
+        List<String> ended = new ArrayList<>();
+        for (int i = 0; i < results.size(); i++) {
+            if (results.get(i).isDone()) {
+                ended.add(i + ": " + results.get(i).state() + (results.get(i).state() == Future.State.FAILED
+                        ? " " + results.get(i).exceptionNow() : ""));
+            }
+        }
+        return ended;
+    }
+
+    private static List<String> backends(Connection c) throws SQLException {
+        List<String> backends = new ArrayList<>();
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                "SELECT pid, state, wait_event_type, wait_event, left(query, 120) FROM pg_stat_activity "
+                        + "WHERE datname = current_database() AND pid <> pg_backend_pid()")) {
+            while (rs.next()) {
+                backends.add(rs.getInt(1) + " " + rs.getString(2) + " " + rs.getString(3) + "/" + rs.getString(4)
+                        + " " + rs.getString(5));
+            }
+        }
+        return backends;
     }
 
     private Instant dbNow() {
