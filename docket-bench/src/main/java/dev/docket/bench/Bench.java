@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
@@ -42,6 +43,7 @@ public final class Bench {
     private final Map<String, Row> rows = new LinkedHashMap<>();
     private final Map<String, String> settings = new LinkedHashMap<>();
     private String adminUrl;
+    /** Measurements begun, warm-ups included; each had a database of its own. */
     private int dbCounter;
 
     Bench(BenchOptions o) {
@@ -115,6 +117,8 @@ public final class Bench {
         }
         settings.put("jobs", String.valueOf(o.jobs()));
         settings.put("reps", String.valueOf(o.reps()));
+        settings.put("warm-up", o.warmups() + " untimed run(s) of each configuration before its timed ones ("
+                + String.join(", ", WARMED_UP.stream().sorted().toList()) + "; systems in this JVM)");
         settings.put("mode", o.quick() ? "short" : "full");
         settings.put("date", Instant.now().toString());
     }
@@ -153,7 +157,11 @@ public final class Bench {
             if (o.configs().isEmpty() ? described.optIn(config) : !o.configs().contains(config)) {
                 continue;
             }
-            for (Point point : points(scenario, config)) {
+            List<Point> points = points(scenario, config);
+            if (!warmUp(system, scenario, config, points.getFirst(), described)) {
+                return;
+            }
+            for (Point point : points) {
                 String label = point.label();
                 for (int rep = 0; rep < o.reps(); rep++) {
                     log(String.format(Locale.ROOT, "%s %s [%s] rep %d/%d", system, scenario, label, rep + 1, o.reps()));
@@ -167,16 +175,43 @@ public final class Bench {
                         }
                         log("  " + describe(m));
                     } catch (Exception e) {
-                        log("  FAILED: " + e);
-                        e.printStackTrace();
-                        String key = scenario + "|" + system + "|" + label + "|error";
-                        rows.putIfAbsent(key, new Row(scenario, system, label, "error: " + e.getClass().getSimpleName()
-                                + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""), "", new ArrayList<>()));
+                        recordFailure(scenario, system, label, "error", e);
                         return;
                     }
                 }
             }
         }
+    }
+
+    /**
+     * Untimed measurements of a configuration before its timed ones, in the scenarios whose rate a fresh
+     * JVM's first seconds would lower (the JIT compiling the system's hot paths), for systems that run in
+     * this JVM; false when one failed, which is recorded as the configuration's error.
+     */
+    private boolean warmUp(String system, String scenario, String config, Point point, Sut described) {
+        if (!WARMED_UP.contains(scenario) || !described.runsInThisJvm()) {
+            return true;
+        }
+        for (int i = 0; i < o.warmups(); i++) {
+            log(String.format(Locale.ROOT, "%s %s [%s] warm-up %d/%d (not counted)", system, scenario, point.label(),
+                    i + 1, o.warmups()));
+            try {
+                log("  " + describe(measure(system, scenario, config, point)));
+            } catch (Exception e) {
+                recordFailure(scenario, system, point.label(), "error in warm-up", e);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A failed measurement becomes its point's row, so that the report shows it in place of a number. */
+    private void recordFailure(String scenario, String system, String label, String what, Exception e) {
+        log("  FAILED: " + e);
+        e.printStackTrace();
+        rows.putIfAbsent(scenario + "|" + system + "|" + label + "|error", new Row(scenario, system, label, what + ": "
+                + e.getClass().getSimpleName() + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""),
+                "", new ArrayList<>()));
     }
 
     private static String describe(Map<String, double[]> m) {
@@ -235,6 +270,9 @@ public final class Bench {
     }
 
     static final int CHUNK = 1000;
+
+    /** The scenarios measured after {@code --warmup} untimed runs: the throughput and latency ones. */
+    static final Set<String> WARMED_UP = Set.of("bulk", "single", "drain", "txhandler", "pickup");
 
     private void enqueueAll(Sut sut, int n) throws Exception {
         for (int i = 0; i < n; i += CHUNK) {
@@ -324,6 +362,11 @@ public final class Bench {
     private double drainRate(String system, String config, int c) {
         Row r = rows.get("drain|" + system + "|" + config + " c=" + c + "|drain jobs/s");
         return r == null ? Double.NaN : r.median();
+    }
+
+    /** How many measurements this run began, warm-ups included. */
+    int measurementsBegun() {
+        return dbCounter;
     }
 
     static void log(String s) {

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Locale;
 
 /** What one benchmark run measures and where it writes, read from its command line ({@link #HELP}). */
-record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int reps, boolean quick,
+record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int reps, int warmups, boolean quick,
                     String synchronousCommit, Path out, String databaseUrl, List<Integer> concurrencies,
                     int pickupJobs, Duration singleDuration, Duration steadyDuration, Duration soakDuration,
                     int producers, List<Integer> processes, List<String> configs) {
@@ -23,6 +23,7 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
         List<String> scenarios = DEFAULT_SCENARIOS;
         Integer jobs = null;
         Integer reps = null;
+        Integer warmups = null;
         boolean quick = false;
         String sc = "on";
         Path out = Path.of("bench-results");
@@ -38,6 +39,7 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
                 case "--scenarios" -> scenarios = List.of(args[++i].split(","));
                 case "--jobs" -> jobs = Integer.parseInt(args[++i].replace("_", ""));
                 case "--reps" -> reps = Integer.parseInt(args[++i]);
+                case "--warmup" -> warmups = count("--warmup", args[++i]);
                 case "--short" -> quick = true;
                 case "--synchronous-commit" -> sc = args[++i];
                 case "--out" -> out = Path.of(args[++i]);
@@ -70,9 +72,22 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
             }
         }
         return new BenchOptions(systems, scenarios, jobs != null ? jobs : quick ? 5_000 : 100_000,
-                reps != null ? reps : quick ? 1 : 3, quick, sc, out, url, conc, quick ? 50 : 500,
+                reps != null ? reps : quick ? 1 : 3, warmups != null ? warmups : quick ? 0 : 1, quick, sc, out, url,
+                conc, quick ? 50 : 500,
                 Duration.ofSeconds(quick ? 2 : 10), Duration.ofSeconds(quick ? 3 : 30),
                 soak != null ? soak : Duration.ofSeconds(quick ? 5 : 600), 4, processes, configs);
+    }
+
+    private static int count(String option, String value) {
+        try {
+            int n = Integer.parseInt(value.trim());
+            if (n < 0 || n > 100) {
+                throw new IllegalArgumentException(option + " must be 0..100, was " + value);
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " takes a number, was " + value);
+        }
     }
 
     private static List<Integer> positiveInts(String option, String list) {
@@ -96,6 +111,10 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
                                  and ratelimit)
               --jobs N                  jobs for bulk and drain (default 100000; 5000 with --short)
               --reps N                  repetitions, the median is reported (default 3; 1 with --short)
+              --warmup N                untimed runs of each configuration before its timed ones, in bulk,
+                                 single, drain, txhandler and pickup, for the systems that run in the
+                                 benchmark's JVM (default 1; 0 with --short): a fresh JVM's first
+                                 drains run at about half the later ones' speed
               --concurrency LIST        worker concurrencies for drain and scaleout (default 8,64)
               --processes LIST          worker JVMs for scaleout (default 1,2,4)
               --configs LIST            only these configurations of each system, e.g. default or delete

@@ -81,6 +81,11 @@ final class NodeSut implements Sut {
     }
 
     @Override
+    public boolean runsInThisJvm() {
+        return false;
+    }
+
+    @Override
     public LiveJobs liveJobs() {
         return liveJobs;
     }

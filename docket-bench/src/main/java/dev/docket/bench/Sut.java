@@ -30,6 +30,15 @@ interface Sut extends AutoCloseable {
     }
 
     /**
+     * Whether the system's code runs in the benchmark's JVM, so that an untimed warm-up measurement compiles
+     * it before the timed ones ({@code --warmup}); a system in a process of its own per measurement gains
+     * nothing from one. True by default.
+     */
+    default boolean runsInThisJvm() {
+        return true;
+    }
+
+    /**
      * Where a system keeps the jobs it has not yet durably completed.
      *
      * @param countSql  a {@code count(*)} of those jobs

@@ -39,6 +39,17 @@ class BenchOptionsTest {
     }
 
     @Test
+    void oneWarmUpByDefaultNoneInShortModeAndBadCountsRefused() {
+        assertThat(BenchOptions.parse(new String[0]).warmups()).isEqualTo(1);
+        assertThat(BenchOptions.parse(new String[]{"--short"}).warmups()).isZero();
+        assertThat(BenchOptions.parse(new String[]{"--short", "--warmup", "2"}).warmups()).isEqualTo(2);
+        for (String bad : List.of("-1", "101", "x", "", "1,2", "1;rm -rf /", "99999999999")) {
+            assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--warmup", bad}))
+                    .as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--warmup");
+        }
+    }
+
+    @Test
     void unknownSystemsAreRefused() {
         assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--systems", "docket,sidekiq"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown system sidekiq");

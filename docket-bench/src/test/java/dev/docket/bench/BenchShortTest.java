@@ -57,6 +57,25 @@ class BenchShortTest {
         assertThat(Files.readString(out.resolve("results.md"))).contains("| 2 JVMs × c=8 |");
     }
 
+    /**
+     * A warm-up measures once, untimed, before a configuration's timed drains, and its figure is in no row;
+     * the steady scenario, which takes its rate from those drains, gets none.
+     */
+    @Test
+    void warmUpRunsBeforeTheDrainsAndCountsInNoRow(@TempDir Path out) throws Exception {
+        BenchOptions options = BenchOptions.parse(new String[]{"--short", "--systems", "docket", "--scenarios",
+                "drain,steady", "--configs", "default", "--warmup", "1", "--jobs", "2000", "--concurrency", "8,16",
+                "--out", out.toString()});
+        Bench bench = new Bench(options);
+
+        List<Bench.Row> rows = bench.run();
+
+        assertThat(bench.measurementsBegun()).as("1 warm-up, 2 drains, 1 steady").isEqualTo(4);
+        assertThat(rows).filteredOn(r -> r.scenario().equals("drain") && r.metric().equals("drain jobs/s"))
+                .extracting(Bench.Row::config).containsExactly("default c=8", "default c=16");
+        assertThat(rows).allSatisfy(r -> assertThat(r.values()).hasSize(1));
+    }
+
     /** Naming {@code async} measures the drain with the workers' asyncCommit(true), and nothing else. */
     @Test
     void asyncConfigurationRunsWhenNamed(@TempDir Path out) throws Exception {
