@@ -72,7 +72,7 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
             }
         }
         return new BenchOptions(systems, scenarios, jobs != null ? jobs : quick ? 5_000 : 100_000,
-                reps != null ? reps : quick ? 1 : 3, warmups != null ? warmups : quick ? 0 : 1, quick, sc, out, url,
+                reps != null ? reps : quick ? 1 : 3, warmups != null ? warmups : quick ? 0 : 2, quick, sc, out, url,
                 conc, quick ? 50 : 500,
                 Duration.ofSeconds(quick ? 2 : 10), Duration.ofSeconds(quick ? 3 : 30),
                 soak != null ? soak : Duration.ofSeconds(quick ? 5 : 600), 4, processes, configs);
@@ -113,8 +113,8 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
               --reps N                  repetitions, the median is reported (default 3; 1 with --short)
               --warmup N                untimed runs of each configuration before its timed ones, in bulk,
                                  single, drain, txhandler and pickup, for the systems that run in the
-                                 benchmark's JVM (default 1; 0 with --short): a fresh JVM's first
-                                 drains run at about half the later ones' speed
+                                 benchmark's JVM (default 2; 0 with --short): a fresh JVM's first two
+                                 drains run at about half the later ones' speed, on a warm server too
               --concurrency LIST        worker concurrencies for drain and scaleout (default 8,64)
               --processes LIST          worker JVMs for scaleout (default 1,2,4)
               --configs LIST            only these configurations of each system, e.g. default or delete

@@ -39,10 +39,10 @@ class BenchOptionsTest {
     }
 
     @Test
-    void oneWarmUpByDefaultNoneInShortModeAndBadCountsRefused() {
-        assertThat(BenchOptions.parse(new String[0]).warmups()).isEqualTo(1);
+    void twoWarmUpsByDefaultNoneInShortModeAndBadCountsRefused() {
+        assertThat(BenchOptions.parse(new String[0]).warmups()).isEqualTo(2);
         assertThat(BenchOptions.parse(new String[]{"--short"}).warmups()).isZero();
-        assertThat(BenchOptions.parse(new String[]{"--short", "--warmup", "2"}).warmups()).isEqualTo(2);
+        assertThat(BenchOptions.parse(new String[]{"--short", "--warmup", "1"}).warmups()).isEqualTo(1);
         for (String bad : List.of("-1", "101", "x", "", "1,2", "1;rm -rf /", "99999999999")) {
             assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--warmup", bad}))
                     .as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--warmup");
