@@ -185,8 +185,8 @@ public final class Bench {
 
     /**
      * Untimed measurements of a configuration before its timed ones, in the scenarios whose rate a fresh
-     * JVM's first seconds would lower (the JIT compiling the system's hot paths), for systems that run in
-     * this JVM; false when one failed, which is recorded as the configuration's error.
+     * JVM's first seconds would lower (its first two drains run at about half speed, on a warm server too),
+     * for systems that run in this JVM; false when one failed, which is recorded as the configuration's error.
      */
     private boolean warmUp(String system, String scenario, String config, Point point, Sut described) {
         if (!WARMED_UP.contains(scenario) || !described.runsInThisJvm()) {
