@@ -314,9 +314,9 @@ class EnqueueTest extends DocketTest {
         JobOptions contended = JobOptions.builder().uniqueKey("contended").build();
         int others = 19;
         ExecutorService callers = Executors.newFixedThreadPool(others);
-        // Every connection is taken here, one after another, before anyone blocks: a burst of callers asking
-        // the pool at once can strand some of them until the pool's housekeeper runs (HikariCP adds one
-        // connection per request and can drop a request in the race), longer than the pool's timeout.
+        // Every connection is taken here, one after another, before anyone blocks. Taken by the callers at
+        // once, CI on PostgreSQL 14 twice saw the pool stop at 20 connections while a caller waited past
+        // the pool's timeout; the pool's growth under a burst is not what this test is about.
         List<Connection> connections = new ArrayList<>();
         try {
             for (int i = 0; i < others + 2; i++) {
