@@ -51,7 +51,14 @@ public final class Bench {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchOptions options = BenchOptions.parse(args);
+        BenchOptions options;
+        try {
+            options = BenchOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("bench: " + e.getMessage() + " (--help lists the options)");
+            System.exit(2);
+            return;
+        }
         List<Row> rows = new Bench(options).run();
         long failed = rows.stream().filter(r -> r.metric().startsWith("error")).count();
         if (failed > 0) {

@@ -2,6 +2,7 @@ package dev.docket.bench;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -35,19 +36,19 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
-                case "--systems" -> systems = List.of(args[++i].split(","));
-                case "--scenarios" -> scenarios = List.of(args[++i].split(","));
-                case "--jobs" -> jobs = Integer.parseInt(args[++i].replace("_", ""));
-                case "--reps" -> reps = Integer.parseInt(args[++i]);
-                case "--warmup" -> warmups = count("--warmup", args[++i]);
+                case "--systems" -> systems = List.of(value(args, ++i, a).split(","));
+                case "--scenarios" -> scenarios = List.of(value(args, ++i, a).split(","));
+                case "--jobs" -> jobs = count(a, value(args, ++i, a).replace("_", ""), 1, 100_000_000);
+                case "--reps" -> reps = count(a, value(args, ++i, a), 1, 100);
+                case "--warmup" -> warmups = count(a, value(args, ++i, a), 0, 100);
                 case "--short" -> quick = true;
-                case "--synchronous-commit" -> sc = args[++i];
-                case "--out" -> out = Path.of(args[++i]);
-                case "--database-url" -> url = args[++i];
-                case "--concurrency" -> conc = positiveInts("--concurrency", args[++i]);
-                case "--processes" -> processes = positiveInts("--processes", args[++i]);
-                case "--configs" -> configs = List.of(args[++i].split(","));
-                case "--soak-duration" -> soak = Duration.parse("PT" + args[++i].toUpperCase(Locale.ROOT));
+                case "--synchronous-commit" -> sc = value(args, ++i, a);
+                case "--out" -> out = Path.of(value(args, ++i, a));
+                case "--database-url" -> url = value(args, ++i, a);
+                case "--concurrency" -> conc = positiveInts(a, value(args, ++i, a));
+                case "--processes" -> processes = positiveInts(a, value(args, ++i, a));
+                case "--configs" -> configs = List.of(value(args, ++i, a).split(","));
+                case "--soak-duration" -> soak = duration(a, value(args, ++i, a));
                 case "--help", "-h" -> {
                     System.out.println(HELP);
                     System.exit(0);
@@ -78,15 +79,34 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
                 soak != null ? soak : Duration.ofSeconds(quick ? 5 : 600), 4, processes, configs);
     }
 
-    private static int count(String option, String value) {
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static int count(String option, String value, int min, int max) {
         try {
             int n = Integer.parseInt(value.trim());
-            if (n < 0 || n > 100) {
-                throw new IllegalArgumentException(option + " must be 0..100, was " + value);
+            if (n < min || n > max) {
+                throw new IllegalArgumentException(option + " must be " + min + ".." + max + ", was " + value);
             }
             return n;
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(option + " takes a number, was " + value);
+        }
+    }
+
+    private static Duration duration(String option, String value) {
+        try {
+            Duration d = Duration.parse("PT" + value.toUpperCase(Locale.ROOT));
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(option + " must be positive, was " + value);
+            }
+            return d;
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException(option + " takes a duration such as 10m or 90s, was " + value);
         }
     }
 

@@ -50,6 +50,27 @@ class BenchOptionsTest {
     }
 
     @Test
+    void badCountsAndDurationsAndMissingValuesAreRefusedWithTheOptionNamed() {
+        assertThat(BenchOptions.parse(new String[]{"--jobs", "50_000", "--reps", "5"}))
+                .satisfies(o -> assertThat(o.jobs()).isEqualTo(50_000)).satisfies(o -> assertThat(o.reps()).isEqualTo(5));
+        for (String option : List.of("--jobs", "--reps")) {
+            for (String bad : List.of("0", "-1", "x", "", "1e9", "1;rm -rf /", "99999999999")) {
+                assertThatThrownBy(() -> BenchOptions.parse(new String[]{option, bad}))
+                        .as(option + " " + bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(option);
+            }
+        }
+        for (String bad : List.of("0s", "-5m", "soon", "", "5m;reboot")) {
+            assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--soak-duration", bad}))
+                    .as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--soak-duration");
+        }
+        assertThat(BenchOptions.parse(new String[]{"--soak-duration", "90s"}).soakDuration()).hasSeconds(90);
+        for (String option : List.of("--systems", "--jobs", "--reps", "--warmup", "--out", "--soak-duration")) {
+            assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--short", option}))
+                    .as(option).isInstanceOf(IllegalArgumentException.class).hasMessage(option + " needs a value");
+        }
+    }
+
+    @Test
     void unknownSystemsAreRefused() {
         assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--systems", "docket,sidekiq"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown system sidekiq");
