@@ -346,7 +346,9 @@ class EnqueueTest extends DocketTest {
                 await().atMost(Duration.ofSeconds(20)).until(() -> backendsWaitingOnJobsLock(watcher), n -> n == others);
             } catch (ConditionTimeoutException e) {
                 throw new AssertionError("not every caller waits on the first one's row; callers that ended: "
-                        + ended(results) + "; this database's other backends: " + backends(watcher), e);
+                        + ended(results) + "; this database's other backends: " + Queries.rows(watcher, schema,
+                        "SELECT pid, state, wait_event_type, wait_event, left(query, 120) AS query FROM pg_stat_activity "
+                                + "WHERE datname = current_database() AND pid <> pg_backend_pid()"), e);
             }
             first.rollback();
             List<long[]> returned = new ArrayList<>();
@@ -566,39 +568,20 @@ class EnqueueTest extends DocketTest {
         assertThat(docket.job(docket.enqueue("k", null))).isPresent();
     }
 
-    private long backendsWaitingOnJobsLock(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position(? in query) > 0")) {
-            ps.setString(1, "\"" + schema + "\".jobs");
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
+    private long backendsWaitingOnJobsLock(Connection c) {
+        return Queries.longs(c, schema, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                + "AND position(? in query) > 0", "\"" + schema + "\".jobs").getFirst();
     }
 
     private static List<String> ended(List<Future<long[]>> results) {
         List<String> ended = new ArrayList<>();
         for (int i = 0; i < results.size(); i++) {
-            if (results.get(i).isDone()) {
-                ended.add(i + ": " + results.get(i).state() + (results.get(i).state() == Future.State.FAILED
-                        ? " " + results.get(i).exceptionNow() : ""));
+            Future<long[]> f = results.get(i);
+            if (f.isDone()) {
+                ended.add(i + ": " + f.state() + (f.state() == Future.State.FAILED ? " " + f.exceptionNow() : ""));
             }
         }
         return ended;
-    }
-
-    private static List<String> backends(Connection c) throws SQLException {
-        List<String> backends = new ArrayList<>();
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
-                "SELECT pid, state, wait_event_type, wait_event, left(query, 120) FROM pg_stat_activity "
-                        + "WHERE datname = current_database() AND pid <> pg_backend_pid()")) {
-            while (rs.next()) {
-                backends.add(rs.getInt(1) + " " + rs.getString(2) + " " + rs.getString(3) + "/" + rs.getString(4)
-                        + " " + rs.getString(5));
-            }
-        }
-        return backends;
     }
 
     private Instant dbNow() {
