@@ -65,9 +65,9 @@ final class WorkerServices {
                 inFlight, workerId, shared.observer(), keepHistory);
         this.queueSettings = new QueueSettingsWatcher(shared.store(), config.queueSettingsInterval(), shared.rateLimits());
         queues.forEach((queue, concurrency) -> {
-            Producer p = new Producer(queue, concurrency,
+            Producer p = new Producer(new Producer.Settings(queue, concurrency,
                     Math.min(concurrency + config.claimAhead(), config.maxClaimBatch()), config.claimAhead(),
-                    config.pollInterval(), config.lease(), workerId, shared.store(), executor, queueSettings,
+                    config.pollInterval(), config.lease(), workerId), shared.store(), executor, queueSettings,
                     shared.observer());
             producers.add(p);
             wakers.put(queue, p::jobsAvailable);

@@ -144,8 +144,8 @@ class ServiceLifecycleTest extends DocketTest {
                 JobKind.of("task", Task.class).build(), handler, RetryPolicy.defaults())), kind -> RetryPolicy.defaults(),
                 docket.shared().codec(), completer, store, new InFlight(), "w1", JobObserver.NONE, true));
         QueueSettingsWatcher settings = new QueueSettingsWatcher(store, Duration.ofSeconds(1));
-        Producer producer = new Producer("default", 2, 2, 0, FAST, Duration.ofSeconds(30), "w1", store, executor, settings,
-                JobObserver.NONE);
+        Producer producer = new Producer(new Producer.Settings("default", 2, 2, 0, FAST, Duration.ofSeconds(30), "w1"),
+                store, executor, settings, JobObserver.NONE);
 
         cycle(producer, () -> {
             docket.enqueue("task", new Task(1));

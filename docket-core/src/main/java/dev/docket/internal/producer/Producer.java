@@ -26,20 +26,18 @@ import org.slf4j.LoggerFactory;
  * them, in one statement per claim.
  *
  * <p>Claiming ahead: with short handlers, one claim per few freed slots costs more than the jobs, so
- * the producer also holds up to {@code claimAhead} claimed jobs that have no slot yet and starts each
- * the moment a slot frees, without a round trip. They are claimed in every sense: their attempt is
- * counted, their lease is held and extended by the heartbeat, their outcome is fenced, and they count
- * as running for the queue's caps. It holds no more than its slots start within
- * {@link #AHEAD_HORIZON} at the handlers' measured running time, so long jobs are never claimed ahead
- * (no worker hoards a queue), and a higher-priority job that arrives waits behind at most that much
- * work. A capped queue does not claim ahead. A job held ahead that is cancelled or rescued leaves
- * the buffer without running, and a stopping producer gives the jobs it holds back at once, their
- * attempt not counted.
+ * the producer also holds claimed jobs that have no slot yet and starts each the moment a slot frees,
+ * without a round trip; {@link ClaimAhead} says how many. They are claimed in every sense: their
+ * attempt is counted, their lease is held and extended by the heartbeat, their outcome is fenced, and
+ * they count as running for the queue's caps. A capped or rate-limited queue does not claim ahead. A
+ * job held ahead that is cancelled or rescued leaves the buffer without running, and a stopping
+ * producer gives the jobs it holds back at once, their attempt not counted.
  *
  * <p>It claims while it believes the queue may hold ready jobs: after a notification, after a
  * claim that filled every slot it asked for, and at each (jittered) poll interval, which stays
- * the correctness backstop when notifications are lost or off. A claim that came back short
- * means the queue is drained until the next of those.
+ * the correctness backstop when notifications are lost or off. Only a claim that got fewer jobs than
+ * that same claim asked for says the queue is drained (until the next of those): the number it may
+ * ask for moves while handlers run, so a number read before the claim says nothing about it.
  */
 public final class Producer extends Service {
 
@@ -47,15 +45,46 @@ public final class Producer extends Service {
     private static final long COALESCE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     /** Claims resume within about two seconds after an outage. */
     private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(50), Duration.ofSeconds(2));
-    /** Jobs are claimed ahead only as many as the free slots start within this, at the measured running time. */
-    static final Duration AHEAD_HORIZON = Duration.ofMillis(50);
-    private static final double AHEAD_HORIZON_NANOS = AHEAD_HORIZON.toNanos();
     private static final Comparator<RunningJob> CLAIM_ORDER = Comparator
             .comparingInt((RunningJob r) -> r.job().priority())
             .thenComparing(r -> r.job().runAt())
             .thenComparingLong(r -> r.job().id());
-    /** Weight of the newest handler's running time in {@link #runNanos}. */
-    private static final double RUN_TIME_WEIGHT = 0.05;
+
+    /**
+     * A producer's settings.
+     *
+     * @param queue        the queue it claims from
+     * @param concurrency  its slots: handlers of the queue running at once on this worker
+     * @param maxBatch     the most jobs one claim takes
+     * @param claimAhead   the most jobs held ahead of free slots; 0 turns claiming ahead off
+     * @param pollInterval how long it waits for a wake-up before it looks anyway (jittered)
+     * @param lease        the lease a claim takes, for kinds without a lease of their own
+     * @param workerId     the worker the claims are made for
+     */
+    public record Settings(String queue, int concurrency, int maxBatch, int claimAhead, Duration pollInterval,
+                           Duration lease, String workerId) {
+    }
+
+    /**
+     * What one claim asked for and got.
+     *
+     * @param asked    the jobs it asked for (0: it had no room and did not claim)
+     * @param got      the jobs it got
+     * @param heldBack whether a rate limit held jobs of the queue back
+     */
+    record Claim(int asked, int got, boolean heldBack) {
+
+        /** The claim had room for more than the queue gave: the queue is drained for now. */
+        boolean drained() {
+            // A claim a limit held back may have left other kinds' jobs behind the refused ones: look again.
+            return got < asked && !(heldBack && got > 0);
+        }
+
+        /** The claim got every job it asked for: the queue has more than this worker can take at once. */
+        boolean full() {
+            return got == asked && asked > 1;
+        }
+    }
 
     private final String queue;
     private final int concurrency;
@@ -81,41 +110,45 @@ public final class Producer extends Service {
      */
     private final AtomicInteger unsettled = new AtomicInteger();
     private final int maxUnsettled;
-    private final int claimAhead;
+    private final ClaimAhead claimAhead;
     /**
      * Claimed jobs waiting for a slot, in claim order (a claim returns its rows in no order, and a
      * later claim may bring a more urgent job); guarded by itself.
      */
     private final PriorityQueue<RunningJob> ahead = new PriorityQueue<>(CLAIM_ORDER);
-    /** The handlers' running time, a moving average; NaN until one has run. */
-    private volatile double runNanos = Double.NaN;
     /** Set at stop: jobs held ahead are given back, not started. */
     private volatile boolean stopping;
     private boolean mayHaveWork = true;
     private long wakeGeneration;
-    /** The last claim got every job it asked for: the queue has more than this worker can take at once. */
+    /** The last claim got every job it asked for. */
     private boolean busy;
     /** Set by a claim that a rate limit held back: the queue is looked at again when a permit frees. */
     private volatile Duration nextPermit;
 
-    public Producer(String queue, int concurrency, int maxBatch, int claimAhead, Duration pollInterval,
-                    Duration lease, String workerId, Database store, JobExecutor executor,
-                    QueueSettingsWatcher queueSettings, JobObserver observer) {
-        super("docket-producer-" + queue, BACKOFF, log);
-        this.queue = queue;
-        this.concurrency = concurrency;
-        this.maxBatch = maxBatch;
-        this.pollInterval = pollInterval;
-        this.lease = lease;
+    public Producer(Settings settings, Database store, JobExecutor executor, QueueSettingsWatcher queueSettings,
+                    JobObserver observer) {
+        this(settings, store, executor, queueSettings, observer,
+                new ClaimAhead(settings.concurrency(), settings.claimAhead()));
+    }
+
+    /** With the claim-ahead rule given: tests make it move between any two reads. */
+    Producer(Settings settings, Database store, JobExecutor executor, QueueSettingsWatcher queueSettings,
+             JobObserver observer, ClaimAhead claimAhead) {
+        super("docket-producer-" + settings.queue(), BACKOFF, log);
+        this.queue = settings.queue();
+        this.concurrency = settings.concurrency();
+        this.maxBatch = settings.maxBatch();
+        this.pollInterval = settings.pollInterval();
+        this.lease = settings.lease();
         this.kindLeases = executor.kindLeases();
-        this.workerId = workerId;
+        this.workerId = settings.workerId();
         this.store = store;
         this.executor = executor;
         this.queueSettings = queueSettings;
         this.observer = observer;
         this.slots = new Semaphore(concurrency);
         this.claimAhead = claimAhead;
-        this.maxUnsettled = concurrency + maxBatch + claimAhead;
+        this.maxUnsettled = concurrency + maxBatch + settings.claimAhead();
     }
 
     public String queue() {
@@ -158,31 +191,34 @@ public final class Producer extends Service {
         return Math.max(0, Math.min(Math.min(room, maxBatch), maxUnsettled - unsettled.get()));
     }
 
-    /** How many jobs to hold ahead: what the slots start within {@link #AHEAD_HORIZON}, at most {@link #claimAhead}. */
+    /** How many jobs to hold ahead: none for a capped or rate-limited queue, else what {@link ClaimAhead} says. */
     private int aheadTarget() {
-        double run = runNanos;
-        if (claimAhead == 0 || Double.isNaN(run) || queueSettings.settings(queue).capped()
-                || queueSettings.rateLimited(queue, executor.kinds())) {
+        if (queueSettings.settings(queue).capped() || queueSettings.rateLimited(queue, executor.kinds())) {
             return 0;
         }
-        return (int) Math.min(claimAhead, concurrency * AHEAD_HORIZON_NANOS / Math.max(run, 1));
+        return claimAhead.target();
     }
 
-    /** Claims as many jobs as {@link #claimable()} allows and starts those a slot is free for; returns how many it claimed. */
-    int runOnce() throws SQLException {
+    /**
+     * Claims as many jobs as {@link #claimable()} allows, read once, and starts those a slot is free for;
+     * says what it asked for and got.
+     */
+    Claim runOnce() throws SQLException {
         int want = claimable();
         if (want == 0) {
-            return 0;
+            return new Claim(0, 0, false);
         }
         QueueSettings settings = queueSettings.settings(queue);
         long started = observer.claimStarting();
         List<ClaimedJob> jobs;
+        boolean heldBack = false;
         if (queueSettings.rateLimited(queue, executor.kinds())) {
             RateLimitQueries.Claim claim = store.rateLimits()
                     .claim(queue, want, settings, executor.kinds(), lease, kindLeases, workerId);
             jobs = claim.jobs();
             nextPermit = claim.nextPermit();
-            if (claim.heldBack()) {
+            heldBack = claim.heldBack();
+            if (heldBack) {
                 observer.rateLimited(queue);
             }
         } else {
@@ -201,7 +237,7 @@ public final class Producer extends Service {
             held.onLost(() -> dropLost(held));
         }
         startAhead();
-        return jobs.size();
+        return new Claim(want, jobs.size(), heldBack);
     }
 
     /** Starts held jobs, oldest first, while slots are free and the producer is not stopping. */
@@ -242,9 +278,7 @@ public final class Producer extends Service {
     }
 
     private void handlerDone(long startedNanos) {
-        double took = System.nanoTime() - startedNanos;
-        double run = runNanos;
-        runNanos = Double.isNaN(run) ? took : run + RUN_TIME_WEIGHT * (took - run);
+        claimAhead.handlerRan(System.nanoTime() - startedNanos);
         slots.release();
         startAhead();
         signal(false);
@@ -316,14 +350,12 @@ public final class Producer extends Service {
             if (busy) {
                 awaitBatch();
             }
-            int asked = claimable();
             roundStarted();
             try {
-                int claimed = runOnce();
+                Claim claim = runOnce();
                 succeeded();
-                busy = claimed == asked && asked > 1;
-                // A claim a limit held back may have left other kinds' jobs behind the refused ones: look again.
-                if (claimed < asked && !(nextPermit != null && claimed > 0)) {
+                busy = claim.full();
+                if (claim.drained()) {
                     lock.lock();
                     try {
                         if (wakeGeneration == generation) {
