@@ -303,21 +303,34 @@ UPDATE {{schema}}.jobs j
 RETURNING j.id, j.attempt
 
 -- name: jobSnoozeMany
-UPDATE {{schema}}.jobs j
-   SET state = CASE WHEN f.delay_ms <= 0 THEN 'ready' ELSE 'scheduled' END,
-       run_at = now() + f.delay_ms * interval '1 millisecond',
-       attempt = j.attempt - 1, lease_until = NULL, locked_by = NULL
-  FROM unnest(?::bigint[], ?::int[], ?::bigint[]) AS f(id, attempt, delay_ms)
- WHERE {{jobFence}}
-RETURNING j.id, f.attempt
+-- A job snoozed for no time is ready at once: its queue is notified, or workers that found it drained
+-- would leave it for their poll (the leader's promotion notifies for the others).
+WITH snoozed AS (
+    UPDATE {{schema}}.jobs j
+       SET state = CASE WHEN f.delay_ms <= 0 THEN 'ready' ELSE 'scheduled' END,
+           run_at = now() + f.delay_ms * interval '1 millisecond',
+           attempt = j.attempt - 1, lease_until = NULL, locked_by = NULL
+      FROM unnest(?::bigint[], ?::int[], ?::bigint[]) AS f(id, attempt, delay_ms)
+     WHERE {{jobFence}}
+    RETURNING j.id, f.attempt, j.queue, j.state
+)
+SELECT s.id, s.attempt FROM snoozed s
+ CROSS JOIN (SELECT count(pg_notify('{{channel}}', queue))
+               FROM (SELECT DISTINCT queue FROM snoozed WHERE state = 'ready') q) notified
 
 -- name: jobReleaseMany
 -- A released job was interrupted by a shutdown, not failed: its attempt is given back if it stopped.
-UPDATE {{schema}}.jobs j
-   SET state = 'ready', attempt = j.attempt - f.give_back, lease_until = NULL, locked_by = NULL
-  FROM unnest(?::bigint[], ?::int[], ?::int[]) AS f(id, attempt, give_back)
- WHERE {{jobFence}}
-RETURNING j.id, f.attempt
+-- Its queue is notified, so that other workers, which may have found the queue drained, take it at
+-- once rather than at their next poll.
+WITH released AS (
+    UPDATE {{schema}}.jobs j
+       SET state = 'ready', attempt = j.attempt - f.give_back, lease_until = NULL, locked_by = NULL
+      FROM unnest(?::bigint[], ?::int[], ?::int[]) AS f(id, attempt, give_back)
+     WHERE {{jobFence}}
+    RETURNING j.id, f.attempt, j.queue
+)
+SELECT r.id, r.attempt FROM released r
+ CROSS JOIN (SELECT count(pg_notify('{{channel}}', queue)) FROM (SELECT DISTINCT queue FROM released) q) notified
 
 -- fragment: jobHeartbeatUpdate
 -- Touches only lease_until, which is in no index and no index predicate: a HOT update. Rows that
