@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -271,6 +272,30 @@ class RateLimitTest extends DocketTest {
 
     private static void assertRefused(ThrowingCallable call, String message) {
         assertThatIllegalArgumentException().isThrownBy(call).withMessageContaining(message);
+    }
+
+    /**
+     * A partner API limited to 20 calls a second sees the handlers, not the claims. One worker with 16
+     * slots drains 100 jobs of a kind limited to 20 per second: handler starts, by this JVM's clock, keep
+     * to the limit over any window of nine tenths of the period (the bound Producer.startsInTime keeps a
+     * start within after its claim was counted), less 50 ms for a handler's virtual thread to begin after
+     * its dispatch on a loaded machine. Once, a claim's handlers starting 200 ms late beside the next
+     * claim's made 36 starts in one second.
+     */
+    @Test
+    @Timeout(90)
+    void handlerStartsKeepToTheLimitByTheWorkersOwnClock() {
+        Docket docket = docket(b -> b.rateLimit("limited", 20, Duration.ofSeconds(1)));
+        docket.enqueueAll(IntStream.range(0, 100).mapToObj(i -> NewJob.of("limited", new Item(i))).toList());
+        List<Long> handlerStarts = Collections.synchronizedList(new ArrayList<>());
+        worker(docket, w -> w.queue("default", 16)
+                .handler("limited", Item.class, (item, ctx) -> handlerStarts.add(System.nanoTime() / 1_000)));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> completed("limited") == 100);
+
+        List<Long> sorted = handlerStarts.stream().sorted().toList();
+        assertThat(sorted).as("every job's handler ran once").hasSize(100);
+        assertThat(maxInAnyWindow(sorted, 850_000)).as("handler starts in the busiest 850 ms").isLessThanOrEqualTo(20);
     }
 
     private long completed(String kind) {

@@ -32,8 +32,9 @@ public record RateLimitQueries(Jdbc jdbc, Statements sql) {
      * @param heldBack  whether a limit's bucket had no permit left after the claim (a job may be waiting for one)
      * @param nextPermit how long until the first of those buckets has a permit again (by the database
      *                  clock); null when none is out of permits
+     * @param shortestPeriod the shortest period of the limits the claimed jobs count towards; null when none
      */
-    public record Claim(List<ClaimedJob> jobs, boolean heldBack, Duration nextPermit) {
+    public record Claim(List<ClaimedJob> jobs, boolean heldBack, Duration nextPermit, Duration shortestPeriod) {
     }
 
     /**
@@ -258,10 +259,11 @@ public record RateLimitQueries(Jdbc jdbc, Statements sql) {
                 next = min(next, l.period().dividedBy(l.permits()));
             }
         }
+        Duration shortest = taken.keySet().stream().map(b -> b.limit().period()).min(Duration::compareTo).orElse(null);
         if (next == null || jobs.size() < limit && !waiting(c, queue, out)) {
-            return new Claim(jobs, false, null);
+            return new Claim(jobs, false, null, shortest);
         }
-        return new Claim(jobs, true, max(next, Duration.ofMillis(1)));
+        return new Claim(jobs, true, max(next, Duration.ofMillis(1)), shortest);
     }
 
     /**

@@ -45,6 +45,13 @@ public final class Producer extends Service {
     private static final long COALESCE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     /** Claims resume within about two seconds after an outage. */
     private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(50), Duration.ofSeconds(2));
+    /**
+     * The jobs of a rate-limited claim start within this share of the shortest period they count towards
+     * after the claim was sent, or not at all: see {@link #startsInTime}.
+     */
+    static final int START_WITHIN_PERIOD_DIVISOR = 10;
+    /** ... but never less than this, which a healthy claim's round trip stays well under. */
+    static final Duration MIN_START_WITHIN = Duration.ofMillis(50);
     private static final Comparator<RunningJob> CLAIM_ORDER = Comparator
             .comparingInt((RunningJob r) -> r.job().priority())
             .thenComparing(r -> r.job().runAt())
@@ -210,8 +217,10 @@ public final class Producer extends Service {
         }
         QueueSettings settings = queueSettings.settings(queue);
         long started = observer.claimStarting();
+        long sent = System.nanoTime();
         List<ClaimedJob> jobs;
         boolean heldBack = false;
+        boolean late = false;
         if (queueSettings.rateLimited(queue, executor.kinds())) {
             RateLimitQueries.Claim claim = store.rateLimits()
                     .claim(queue, want, settings, executor.kinds(), lease, kindLeases, workerId);
@@ -220,6 +229,11 @@ public final class Producer extends Service {
             heldBack = claim.heldBack();
             if (heldBack) {
                 observer.rateLimited(queue);
+            }
+            late = !startsInTime(sent, claim.shortestPeriod());
+            if (late) {
+                log.info("docket: gave back {} jobs of queue {}: their rate-limited claim took {} ms, too long for "
+                        + "their starts to keep to the limit", jobs.size(), queue, (System.nanoTime() - sent) / 1_000_000);
             }
         } else {
             nextPermit = null;
@@ -231,6 +245,10 @@ public final class Producer extends Service {
         for (ClaimedJob job : jobs) {
             unsettled.incrementAndGet();
             RunningJob held = executor.hold(job);
+            if (late) {
+                executor.release(held, this::outcomeSettled);
+                continue;
+            }
             synchronized (ahead) {
                 ahead.add(held);
             }
@@ -238,6 +256,28 @@ public final class Producer extends Service {
         }
         startAhead();
         return new Claim(want, jobs.size(), heldBack);
+    }
+
+    /**
+     * Whether the jobs of a rate-limited claim sent at {@code sent} (nanoTime) may still start. The limit
+     * counts each start at the claim's time by the database clock, which lies between the claim's sending
+     * and its answer; handlers start when the answer is in. A late answer (a slow commit, a pause of
+     * this JVM) followed by a prompt one would bunch two claims' handlers closer than their windows
+     * allow: a claim of a limit with a 1 s period whose jobs started 200 ms after it was counted, and
+     * the next claim's at once, made 36 starts within one second under a limit of 20. Jobs that cannot
+     * start within a tenth of their shortest period (at least {@link #MIN_START_WITHIN}) of the claim
+     * are given back unstarted, their attempt not counted and the permits they used spent (the limit
+     * errs towards fewer starts, never more): each start then lies within that bound after the time the
+     * limit counted it, so at most {@code permits} handlers start in any window of nine tenths of the
+     * period.
+     */
+    private static boolean startsInTime(long sent, Duration shortestPeriod) {
+        if (shortestPeriod == null) {
+            return true;
+        }
+        Duration bound = shortestPeriod.dividedBy(START_WITHIN_PERIOD_DIVISOR);
+        long boundNanos = Math.max(MIN_START_WITHIN.toNanos(), bound.toNanos());
+        return System.nanoTime() - sent <= boundNanos;
     }
 
     /** Starts held jobs, oldest first, while slots are free and the producer is not stopping. */
