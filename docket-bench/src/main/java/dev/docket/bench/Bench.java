@@ -19,12 +19,29 @@ import javax.sql.DataSource;
 /**
  * The benchmark: Docket side by side with db-scheduler, JobRunr, graphile-worker, pg-boss and a raw-SQL
  * SKIP LOCKED loop, each on a fresh database of one PostgreSQL, in the same run. {@code --help} lists the
- * options; the process exits with 1 when any measurement failed (its row says why), 0 otherwise.
+ * options. The process exits with 1 when any measurement failed (its row says why), else with 3 when a
+ * drain stalled (a gap between handler starts over {@link StartGaps#threshold()}; its row says so), else
+ * with 0; 2 is a bad command line.
  */
 public final class Bench {
 
-    /** One measurement: the median over reps is taken per (system, scenario, config, metric). */
-    record Row(String scenario, String system, String config, String metric, String unit, List<Double> values) {
+    static final int EXIT_FAILED = 1;
+    static final int EXIT_BAD_OPTIONS = 2;
+    static final int EXIT_STALLED = 3;
+
+    /**
+     * One measurement: the median over reps is taken per (system, scenario, config, metric).
+     *
+     * @param stalls each repetition's stall, parallel to {@code values}: what {@link StartGaps#describe()}
+     *               said of a flagged drain, empty for every other repetition
+     */
+    record Row(String scenario, String system, String config, String metric, String unit, List<Double> values,
+               List<String> stalls) {
+
+        boolean stalled() {
+            return stalls.stream().anyMatch(s -> !s.isEmpty());
+        }
+
         double median() {
             double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
             return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
@@ -36,6 +53,13 @@ public final class Bench {
 
         double max() {
             return values.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        }
+    }
+
+    /** One measurement's figures, and a drain's stall when its gaps between starts flag one (else null). */
+    record Measurement(Map<String, double[]> metrics, String stall) {
+        static Measurement of(Map<String, double[]> metrics) {
+            return new Measurement(metrics, null);
         }
     }
 
@@ -56,15 +80,31 @@ public final class Bench {
             options = BenchOptions.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("bench: " + e.getMessage() + " (--help lists the options)");
-            System.exit(2);
+            System.exit(EXIT_BAD_OPTIONS);
             return;
         }
         List<Row> rows = new Bench(options).run();
-        long failed = rows.stream().filter(r -> r.metric().startsWith("error")).count();
+        long failed = rows.stream().filter(Bench::failed).count();
         if (failed > 0) {
             log(failed + " measurement(s) failed: see the error rows above");
         }
-        System.exit(failed > 0 ? 1 : 0);
+        long stalled = rows.stream().filter(r -> r.metric().equals(Drain.STALL_METRIC) && r.stalled()).count();
+        if (stalled > 0) {
+            log(stalled + " drain configuration(s) stalled: see the rows marked ⚠ stall above");
+        }
+        System.exit(exitStatus(rows));
+    }
+
+    private static boolean failed(Row r) {
+        return r.metric().startsWith("error");
+    }
+
+    /** 1 when a measurement failed, else 3 when a drain stalled, else 0. */
+    static int exitStatus(List<Row> rows) {
+        if (rows.stream().anyMatch(Bench::failed)) {
+            return EXIT_FAILED;
+        }
+        return rows.stream().anyMatch(Row::stalled) ? EXIT_STALLED : 0;
     }
 
     /** Runs the whole benchmark; returns the rows (also written to {@code out}). */
@@ -173,12 +213,14 @@ public final class Bench {
                 for (int rep = 0; rep < o.reps(); rep++) {
                     log(String.format(Locale.ROOT, "%s %s [%s] rep %d/%d", system, scenario, label, rep + 1, o.reps()));
                     try {
-                        Map<String, double[]> m = measure(system, scenario, config, point);
-                        for (var e : m.entrySet()) {
+                        Measurement m = measure(system, scenario, config, point, o.jobs());
+                        for (var e : m.metrics().entrySet()) {
                             String key = scenario + "|" + system + "|" + label + "|" + e.getKey();
                             String unit = unitOf(e.getKey());
-                            rows.computeIfAbsent(key, k -> new Row(scenario, system, label, e.getKey(), unit, new ArrayList<>()))
-                                    .values().add(e.getValue()[0]);
+                            Row row = rows.computeIfAbsent(key, k -> new Row(scenario, system, label, e.getKey(), unit,
+                                    new ArrayList<>(), new ArrayList<>()));
+                            row.values().add(e.getValue()[0]);
+                            row.stalls().add(m.stall() == null ? "" : m.stall());
                         }
                         log("  " + describe(m));
                     } catch (Exception e) {
@@ -203,7 +245,7 @@ public final class Bench {
             log(String.format(Locale.ROOT, "%s %s [%s] warm-up %d/%d (not counted)", system, scenario, point.label(),
                     i + 1, o.warmups()));
             try {
-                log("  " + describe(measure(system, scenario, config, point)));
+                log("  " + describe(measure(system, scenario, config, point, o.jobs())));
             } catch (Exception e) {
                 recordFailure(scenario, system, point.label(), "error in warm-up", e);
                 return false;
@@ -218,12 +260,15 @@ public final class Bench {
         e.printStackTrace();
         rows.putIfAbsent(scenario + "|" + system + "|" + label + "|error", new Row(scenario, system, label, what + ": "
                 + e.getClass().getSimpleName() + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""),
-                "", new ArrayList<>()));
+                "", new ArrayList<>(), new ArrayList<>()));
     }
 
-    private static String describe(Map<String, double[]> m) {
+    private static String describe(Measurement m) {
         StringBuilder sb = new StringBuilder();
-        m.forEach((k, v) -> sb.append(k).append('=').append(String.format(Locale.ROOT, "%,.2f", v[0])).append("  "));
+        m.metrics().forEach((k, v) -> sb.append(k).append('=').append(String.format(Locale.ROOT, "%,.2f", v[0])).append("  "));
+        if (m.stall() != null) {
+            sb.append("⚠ ").append(m.stall());
+        }
         return sb.toString().trim();
     }
 
@@ -240,8 +285,11 @@ public final class Bench {
         return "jobs/s";
     }
 
-    /** Opens a fresh database, the system on it, runs one measurement, and drops the database. */
-    private Map<String, double[]> measure(String system, String scenario, String config, Point point) throws Exception {
+    /**
+     * Opens a fresh database, the system on it, runs one measurement, and drops the database; {@code jobs}
+     * is N of bulk, drain and scale-out.
+     */
+    private Measurement measure(String system, String scenario, String config, Point point, int jobs) throws Exception {
         int concurrency = point.concurrency();
         String db = "bench_" + system.replace('-', '_') + "_" + (++dbCounter);
         try (Connection c = DriverManager.getConnection(adminUrl)) {
@@ -256,19 +304,21 @@ public final class Bench {
         hc.setPoolName("bench-" + system);
         try (HikariDataSource ds = new HikariDataSource(hc); Sut sut = newSut(system)) {
             sut.open(url, ds, config);
-            return switch (scenario) {
-                case "bulk" -> bulk(sut, ds);
+            if (scenario.equals("drain") || scenario.equals("txhandler")) {
+                return Drain.run(sut, ds, concurrency, jobs, drainLimit());
+            }
+            return Measurement.of(switch (scenario) {
+                case "bulk" -> bulk(sut, ds, jobs);
                 case "single" -> single(sut);
-                case "drain", "txhandler" -> drain(sut, concurrency, ds);
                 case "pickup" -> Pickup.run(sut, o.pickupJobs());
                 case "steady" -> RateLoad.steady(sut, concurrency, drainRate(system, config, concurrency), o.steadyDuration(), ds);
                 case "soak" -> RateLoad.soak(sut, concurrency, drainRate(system, config, concurrency), o.soakDuration(), ds);
-                case "scaleout" -> ScaleOut.run((DocketSut) sut, ds, url, point.processes(), concurrency, o.jobs(), drainLimit());
-                case "fairness" -> TenantFairness.run(((DocketSut) sut).docket(), 2 * o.jobs(), config);
-                case "sequences" -> SequenceDrain.run(((DocketSut) sut).docket(), o.jobs(), config);
-                case "ratelimit" -> RateLimitLoad.run(ds, o.jobs(), concurrency, config);
+                case "scaleout" -> ScaleOut.run((DocketSut) sut, ds, url, point.processes(), concurrency, jobs, drainLimit());
+                case "fairness" -> TenantFairness.run(((DocketSut) sut).docket(), 2 * jobs, config);
+                case "sequences" -> SequenceDrain.run(((DocketSut) sut).docket(), jobs, config);
+                case "ratelimit" -> RateLimitLoad.run(ds, jobs, concurrency, config);
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario + "; known: " + BenchOptions.ALL_SCENARIOS);
-            };
+            });
         } finally {
             try (Connection c = DriverManager.getConnection(adminUrl)) {
                 Db.execute(c, "DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
@@ -291,15 +341,15 @@ public final class Bench {
      * (1) bulk enqueue of N jobs in chunks of 1,000, one transaction per chunk; also the WAL the server wrote
      * meanwhile per job (the whole cluster's, but nothing else runs during a measurement).
      */
-    private Map<String, double[]> bulk(Sut sut, DataSource ds) throws Exception {
+    private Map<String, double[]> bulk(Sut sut, DataSource ds, int jobs) throws Exception {
         sut.enqueueBatch(10_000_000, 10); // warm-up
         long wal0 = Db.walPosition(ds);
         long t0 = System.nanoTime();
-        enqueueAll(sut, o.jobs());
+        enqueueAll(sut, jobs);
         double s = (System.nanoTime() - t0) / 1e9;
         Map<String, double[]> m = new LinkedHashMap<>();
-        m.put("enqueue jobs/s", new double[]{o.jobs() / s});
-        m.put("enqueue WAL bytes/job", new double[]{(double) (Db.walPosition(ds) - wal0) / o.jobs()});
+        m.put("enqueue jobs/s", new double[]{jobs / s});
+        m.put("enqueue WAL bytes/job", new double[]{(double) (Db.walPosition(ds) - wal0) / jobs});
         return m;
     }
 
@@ -337,32 +387,6 @@ public final class Bench {
 
     private Duration drainLimit() {
         return Duration.ofMinutes(o.quick() ? 2 : 15);
-    }
-
-    /**
-     * (3) drain N pre-enqueued no-op jobs: jobs/s until the live table is empty, and the WAL written from the
-     * workers' start to then per job (claims, outcomes, history, vacuum).
-     */
-    private Map<String, double[]> drain(Sut sut, int concurrency, DataSource ds) throws Exception {
-        enqueueAll(sut, o.jobs());
-        long wal0 = Db.walPosition(ds);
-        long t0 = System.nanoTime();
-        sut.startWorkers(concurrency, Sut.Starts.NONE);
-        long limit = t0 + drainLimit().toNanos();
-        long left;
-        while ((left = sut.liveJobs().count(ds)) > 0 && System.nanoTime() < limit) {
-            Thread.sleep(20);
-        }
-        double s = (System.nanoTime() - t0) / 1e9;
-        long wal = Db.walPosition(ds) - wal0;
-        sut.stopWorkers();
-        if (left > 0) {
-            throw new IllegalStateException(left + " jobs left after " + (int) s + " s");
-        }
-        Map<String, double[]> m = new LinkedHashMap<>();
-        m.put("drain jobs/s", new double[]{o.jobs() / s});
-        m.put("drain WAL bytes/job", new double[]{(double) wal / o.jobs()});
-        return m;
     }
 
     /** The median drain rate measured for this system and config in this run, at concurrency c. */

@@ -55,7 +55,7 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
                 }
                 default -> {
                     System.err.println("unknown option " + a + "\n" + HELP);
-                    System.exit(2);
+                    System.exit(Bench.EXIT_BAD_OPTIONS);
                 }
             }
         }
@@ -138,16 +138,22 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
               --concurrency LIST        worker concurrencies for drain and scaleout (default 8,64)
               --processes LIST          worker JVMs for scaleout (default 1,2,4)
               --configs LIST            only these configurations of each system, e.g. default or delete
-                                 for Docket's history kept or not (default: every configuration but
-                                 Docket's async, asyncCommit(true), measured only when named)
+                                 for Docket's history kept or not; raw's drain: B=10, B=100, B=1000
+                                 (claim batch sizes of the textbook loop) and at B=100 B=100-cte (claim
+                                 through a materialized CTE), B=100-id (ORDER BY run_at, id), B=100-done
+                                 (finish by UPDATE state = 'done', not DELETE) (default: every
+                                 configuration but Docket's async, asyncCommit(true), measured only when
+                                 named)
               --soak-duration D         soak length, e.g. 10m, 90s (default 10m; 5s with --short)
               --short                   a few seconds per scenario, for CI (no speed assertions)
               --synchronous-commit on|off   (default on)
               --database-url URL        a PostgreSQL to use instead of the embedded 18 (needs CREATEDB;
                                  user and password as URL parameters)
               --out DIR                 where results.md, results.json and chart.svg go (default bench-results)
-            Scenarios: bulk = enqueue N jobs in chunks of 1,000; single = one job per transaction from 4
-            producers; drain = N pre-enqueued no-op jobs, jobs/s until the live table is empty; steady =
+            Scenarios: bulk = enqueue N jobs in chunks of 1,000 (raw: one COPY each); single = one job per
+            transaction from 4 producers; drain = N pre-enqueued no-op jobs, jobs/s from the first handler
+            start until the last job is durably finished (starts counted in the benchmark, the live table
+            polled only once all N have started), and the longest gap between handler starts; steady =
             producers at 70% of the drain rate measured before; pickup = single jobs 20 ms apart on an idle
             queue, enqueue commit to handler start; scaleout (Docket only) = N pre-enqueued jobs drained by P
             worker JVMs of each concurrency; soak = half the drain rate for --soak-duration; fairness
@@ -158,5 +164,9 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
             sequences (Docket only) = N no-op jobs over 100 sequence keys and without keys: enqueue rows/s
             and drain jobs/s at c=8;
             ratelimit (Docket only) = N jobs of a free kind behind N/2 of a kind limited to 1,000 starts/s, in
-            one queue, with the limit and without: free jobs/s, limited starts/s, and the claim's mean time.""";
+            one queue, with the limit and without: free jobs/s, limited starts/s, and the claim's mean time.
+            Exit status: 0 when every measurement succeeded and no drain stalled; 1 when a measurement
+            failed (its row says why); 2 for a bad command line; 3 when a drain stalled: no handler
+            started for longer than max(100 ms, 5 x the drain's median gap between starts) while jobs
+            were ready (its row is marked "⚠ stall"; a liveness check, not a speed assertion).""";
 }

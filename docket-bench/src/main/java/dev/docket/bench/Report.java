@@ -42,6 +42,9 @@ final class Report {
             m.put("metric", r.metric());
             m.put("unit", r.unit());
             m.put("values", r.values());
+            if (r.stalled()) {
+                m.put("stalls", r.stalls());
+            }
             if (!r.values().isEmpty()) {
                 m.put("median", r.median());
                 m.put("min", r.min());
@@ -61,29 +64,61 @@ final class Report {
         StringBuilder sb = new StringBuilder();
         sb.append("## Settings\n\n");
         settings.forEach((k, v) -> sb.append("- ").append(k).append(": ").append(v).append('\n'));
-        sb.append("\n## Results (median of ").append(options.reps()).append(", min–max)\n\n");
-        sb.append("| scenario | system | config | metric | median | min–max |\n");
-        sb.append("|---|---|---|---|---:|---:|\n");
+        sb.append("\n## Results (median of ").append(options.reps()).append(", min–max, every repetition in order)\n\n");
+        sb.append("| scenario | system | config | metric | median | min–max | reps |\n");
+        sb.append("|---|---|---|---|---:|---:|---|\n");
         for (Bench.Row r : rows) {
             if (r.values().isEmpty()) {
-                sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | – | – |%n", r.scenario(), r.system(),
+                sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | – | – | – |%n", r.scenario(), r.system(),
                         r.config(), r.metric().replace('|', '/')));
             } else {
-                sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s–%s |%n", r.scenario(), r.system(),
-                        r.config(), r.metric(), fmt(r.median()), fmt(r.min()), fmt(r.max())));
+                sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s–%s | %s |%n", r.scenario(), r.system(),
+                        r.config(), r.metric(), fmt(r.median()), fmt(r.min()), fmt(r.max()), reps(r)));
             }
         }
+        sb.append(stalls());
         sb.append(ratios());
         return sb.toString();
     }
 
+    /** Each repetition's value in order, a stalled drain's marked. */
+    private static String reps(Bench.Row r) {
+        List<String> values = new ArrayList<>();
+        for (int i = 0; i < r.values().size(); i++) {
+            values.add(fmt(r.values().get(i)) + (r.stalls().get(i).isEmpty() ? "" : " " + STALL_MARK));
+        }
+        return String.join(" · ", values);
+    }
+
+    static final String STALL_MARK = "⚠ stall";
+
+    /** The drains whose longest gap between handler starts was over its threshold ({@link StartGaps}). */
+    private String stalls() {
+        StringBuilder sb = new StringBuilder("\n## Stalls (" + STALL_MARK + ": jobs ready, no handler start for longer than"
+                + " max(100 ms, 5 × the drain's median gap between starts))\n\n");
+        boolean any = false;
+        for (Bench.Row r : rows) {
+            if (!r.metric().equals(Drain.STALL_METRIC)) {
+                continue;
+            }
+            for (int i = 0; i < r.stalls().size(); i++) {
+                if (!r.stalls().get(i).isEmpty()) {
+                    any = true;
+                    sb.append(String.format(Locale.ROOT, "- %s %s [%s] rep %d: %s%n", r.system(), r.scenario(), r.config(),
+                            i + 1, r.stalls().get(i)));
+                }
+            }
+        }
+        return any ? sb.toString() : "";
+    }
+
     /**
      * Docket's best figure over the best of each other system, per scenario and metric, and for drain also
-     * at each concurrency (the best configuration of each system at that concurrency).
+     * at each concurrency (the best configuration of each system at that concurrency), each best named.
      */
     private String ratios() {
         StringBuilder sb = new StringBuilder("\n## Ratios (Docket's best configuration / each system's best; for jobs/s above 1 is Docket ahead, for ms below 1 is)\n\n");
-        sb.append("| scenario | metric | vs | ratio |\n|---|---|---|---:|\n");
+        sb.append("| scenario | metric | Docket's best | vs | its best | ratio |\n|---|---|---|---|---|---:|\n");
         List<String[]> comparisons = new ArrayList<>();
         for (String metric : List.of("enqueue jobs/s|bulk", "enqueue jobs/s|single", "drain jobs/s|drain",
                 "pickup p50 ms|pickup", "pickup p99 ms|pickup")) {
@@ -96,16 +131,16 @@ final class Report {
         boolean any = false;
         for (String[] cmp : comparisons) {
             boolean lowerBetter = cmp[1].endsWith("ms");
-            Double docket = best("docket", cmp[0], cmp[1], cmp[2], lowerBetter);
+            Bench.Row docket = best("docket", cmp[0], cmp[1], cmp[2], lowerBetter);
             if (docket == null) {
                 continue;
             }
             for (String other : options.systems()) {
-                Double v = other.equals("docket") ? null : best(other, cmp[0], cmp[1], cmp[2], lowerBetter);
-                if (v != null && v > 0) {
+                Bench.Row v = other.equals("docket") ? null : best(other, cmp[0], cmp[1], cmp[2], lowerBetter);
+                if (v != null && v.median() > 0) {
                     any = true;
-                    sb.append(String.format(Locale.ROOT, "| %s%s | %s | %s | %.3g× |%n", cmp[0], cmp[2], cmp[1], other,
-                            docket / v));
+                    sb.append(String.format(Locale.ROOT, "| %s%s | %s | %s | %s | %s | %.3g× |%n", cmp[0], cmp[2], cmp[1],
+                            configOf(docket, cmp[2]), other, configOf(v, cmp[2]), docket.median() / v.median()));
                 }
             }
         }
@@ -131,19 +166,24 @@ final class Report {
         return any ? sb.toString() : "";
     }
 
-    /** The best median of a system's rows for this scenario and metric whose config ends with {@code suffix}. */
-    private Double best(String system, String scenario, String metric, String suffix, boolean lowerBetter) {
-        Double best = null;
+    /** The row with the best median of a system's rows for this scenario and metric whose config ends with {@code suffix}. */
+    private Bench.Row best(String system, String scenario, String metric, String suffix, boolean lowerBetter) {
+        Bench.Row best = null;
         for (Bench.Row r : rows) {
             if (r.system().equals(system) && r.scenario().equals(scenario) && r.metric().equals(metric)
                     && r.config().endsWith(suffix) && !r.values().isEmpty()) {
                 double m = r.median();
-                if (best == null || (lowerBetter ? m < best : m > best)) {
-                    best = m;
+                if (best == null || (lowerBetter ? m < best.median() : m > best.median())) {
+                    best = r;
                 }
             }
         }
         return best;
+    }
+
+    /** The configuration of a row without the concurrency a ratio's scenario already names. */
+    private static String configOf(Bench.Row r, String suffix) {
+        return r.config().substring(0, r.config().length() - suffix.length());
     }
 
     static String fmt(double v) {

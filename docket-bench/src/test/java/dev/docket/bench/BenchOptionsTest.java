@@ -71,6 +71,13 @@ class BenchOptionsTest {
     }
 
     @Test
+    void theHelpNamesEveryExitStatus() {
+        assertThat(BenchOptions.HELP).contains("0 when every measurement succeeded", "1 when a measurement",
+                "2 for a bad command line", "3 when a drain stalled");
+        assertThat(List.of(Bench.EXIT_FAILED, Bench.EXIT_BAD_OPTIONS, Bench.EXIT_STALLED)).containsExactly(1, 2, 3);
+    }
+
+    @Test
     void unknownSystemsAreRefused() {
         assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--systems", "docket,sidekiq"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown system sidekiq");

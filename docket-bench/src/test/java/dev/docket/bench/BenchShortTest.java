@@ -10,8 +10,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Keeps the harness working: a short run for Docket and raw SQL yields a row per system and scenario,
- * Docket's fairness rows for both configurations and its scale-out rows for one and two worker JVMs. No
- * speed.
+ * a drain's longest stall per repetition, every raw variant, Docket's fairness rows for both
+ * configurations and its scale-out rows for one and two worker JVMs. No speed, and no stall asserted:
+ * that is {@code bin/bench}'s exit status in CI.
  */
 class BenchShortTest {
 
@@ -48,6 +49,16 @@ class BenchShortTest {
                 .allSatisfy(r -> assertThat(r.values()).singleElement().satisfies(v -> assertThat(v).isPositive()))
                 .extracting(r -> r.system() + " " + r.config() + ": " + r.metric())
                 .containsExactly("docket 1 JVM × c=8: scale-out jobs/s", "docket 2 JVMs × c=8: scale-out jobs/s");
+        for (String system : List.of("docket", "raw")) {
+            assertThat(rows).as("%s's drains", system).filteredOn(r -> r.system().equals(system) && r.scenario().equals("drain"))
+                    .filteredOn(r -> r.metric().equals(Drain.STALL_METRIC)).isNotEmpty()
+                    .allSatisfy(r -> assertThat(r.values()).singleElement().satisfies(v -> assertThat(v).isNotNegative()));
+        }
+        assertThat(rows).filteredOn(r -> r.system().equals("raw") && r.metric().equals("drain jobs/s"))
+                .extracting(Bench.Row::config)
+                .containsExactly("B=10 c=8", "B=100 c=8", "B=1000 c=8", "B=100-cte c=8", "B=100-id c=8", "B=100-done c=8");
+        assertThat(Files.readString(out.resolve("results.md"))).as("the ratio names raw's best configuration")
+                .containsPattern("\\| drain c=8 \\| drain jobs/s \\| \\S+ \\| raw \\| B=\\S+ \\|");
         assertThat(rows).as("Docket's async configuration runs only when named")
                 .filteredOn(r -> r.scenario().equals("drain")).extracting(Bench.Row::config)
                 .noneMatch(c -> c.startsWith(DocketSut.ASYNC));
@@ -85,7 +96,9 @@ class BenchShortTest {
         List<Bench.Row> rows = new Bench(options).run();
 
         assertThat(rows).extracting(r -> r.config() + ": " + r.metric())
-                .containsExactly("async c=8: drain jobs/s", "async c=8: drain WAL bytes/job");
-        assertThat(rows).allSatisfy(r -> assertThat(r.values()).singleElement().satisfies(v -> assertThat(v).isPositive()));
+                .containsExactly("async c=8: drain jobs/s", "async c=8: drain WAL bytes/job",
+                        "async c=8: " + Drain.STALL_METRIC);
+        assertThat(rows).filteredOn(r -> r.metric().equals("drain jobs/s"))
+                .allSatisfy(r -> assertThat(r.values()).singleElement().satisfies(v -> assertThat(v).isPositive()));
     }
 }
