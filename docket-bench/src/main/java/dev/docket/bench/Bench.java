@@ -8,6 +8,7 @@ import java.sql.DriverManager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -65,6 +66,10 @@ public final class Bench {
 
     private final BenchOptions o;
     private final Map<String, Row> rows = new LinkedHashMap<>();
+    /** One Node process per Node system for the whole run, so that it is warmed up like a JVM system. */
+    private final Map<String, NodeDriver> nodeDrivers = new LinkedHashMap<>();
+    /** The systems that had their first warm-up drain in this run. */
+    private final Set<String> warmSystems = new HashSet<>();
     private final Map<String, String> settings = new LinkedHashMap<>();
     private String adminUrl;
     /** Measurements begun, warm-ups included; each had a database of its own. */
@@ -139,6 +144,9 @@ public final class Bench {
             new Report(List.copyOf(rows.values()), settings, o).write(true);
             return List.copyOf(rows.values());
         } finally {
+            for (NodeDriver driver : nodeDrivers.values()) {
+                driver.close();
+            }
             if (pg != null) {
                 pg.close();
             }
@@ -164,22 +172,29 @@ public final class Bench {
         }
         settings.put("jobs", String.valueOf(o.jobs()));
         settings.put("reps", String.valueOf(o.reps()));
-        settings.put("warm-up", o.warmups() + " untimed run(s) of each configuration before its timed ones ("
-                + String.join(", ", WARMED_UP.stream().sorted().toList()) + "; systems in this JVM)");
+        settings.put("warm-up", o.warmups() == 0 ? "none" : "every system: a " + String.format(Locale.ROOT, "%,d",
+                WARM_UP_JOBS) + "-job drain before its first measurement, then " + o.warmups()
+                + " untimed run(s) of each configuration before its timed ones ("
+                + String.join(", ", WARMED_UP.stream().sorted().toList()) + ")");
         settings.put("mode", o.quick() ? "short" : "full");
         settings.put("date", Instant.now().toString());
     }
 
-    static Sut newSut(String system) {
+    private Sut newSut(String system) {
         return switch (system) {
             case "docket" -> new DocketSut();
             case "raw" -> new RawSut();
             case "db-scheduler" -> new DbSchedulerSut();
             case "jobrunr" -> new JobRunrSut();
-            case "graphile-worker" -> NodeSut.graphileWorker();
-            case "pg-boss" -> NodeSut.pgBoss();
+            case "graphile-worker" -> NodeSut.graphileWorker(nodeDriver(system));
+            case "pg-boss" -> NodeSut.pgBoss(nodeDriver(system));
             default -> throw new IllegalArgumentException("unknown system " + system + "; known: " + BenchOptions.ALL_SYSTEMS);
         };
+    }
+
+    /** The run's Node process for this system, started on its first call. */
+    private NodeDriver nodeDriver(String system) {
+        return nodeDrivers.computeIfAbsent(system, NodeDriver::new);
     }
 
     /** One measured setting of a scenario: worker concurrency, worker processes (scale-out) and its label. */
@@ -205,7 +220,7 @@ public final class Bench {
                 continue;
             }
             List<Point> points = points(scenario, config);
-            if (!warmUp(system, scenario, config, points.getFirst(), described)) {
+            if (!warmUpSystem(system, described) || !warmUp(system, scenario, config, points.getFirst())) {
                 return;
             }
             for (Point point : points) {
@@ -233,12 +248,36 @@ public final class Bench {
     }
 
     /**
-     * Untimed measurements of a configuration before its timed ones, in the scenarios whose rate a fresh
-     * JVM's first seconds would lower (its first two drains run at about half speed, on a warm server too),
-     * for systems that run in this JVM; false when one failed, which is recorded as the configuration's error.
+     * Before a system's first measurement in a run (with {@code --warmup} above 0), an untimed drain of
+     * {@value #WARM_UP_JOBS} jobs at concurrency 8 in its first drain configuration, as an outside harness
+     * warms each system: so that no system's first scenario pays for its code's compilation, its process's
+     * start or its server-side caches. False when it failed, which is recorded as the system's error.
      */
-    private boolean warmUp(String system, String scenario, String config, Point point, Sut described) {
-        if (!WARMED_UP.contains(scenario) || !described.runsInThisJvm()) {
+    private boolean warmUpSystem(String system, Sut described) {
+        if (o.warmups() == 0 || !warmSystems.add(system)) {
+            return true;
+        }
+        String config = described.configs("drain").getFirst();
+        Point point = new Point(8, 1, config + " c=8");
+        log(String.format(Locale.ROOT, "%s drain [%s] system warm-up, %,d jobs (not counted)", system, point.label(),
+                WARM_UP_JOBS));
+        try {
+            log("  " + describe(measure(system, "drain", config, point, WARM_UP_JOBS)));
+            return true;
+        } catch (Exception e) {
+            recordFailure("drain", system, point.label(), "error in the system's warm-up", e);
+            return false;
+        }
+    }
+
+    /**
+     * Untimed measurements of a configuration before its timed ones, in the scenarios whose rate a fresh
+     * process's first seconds would lower (a fresh JVM's first two drains run at about half speed, on a warm
+     * server too); the same for every system. False when one failed, which is recorded as the
+     * configuration's error.
+     */
+    private boolean warmUp(String system, String scenario, String config, Point point) {
+        if (!WARMED_UP.contains(scenario)) {
             return true;
         }
         for (int i = 0; i < o.warmups(); i++) {
@@ -331,6 +370,9 @@ public final class Bench {
     /** The scenarios measured after {@code --warmup} untimed runs: the throughput and latency ones. */
     static final Set<String> WARMED_UP = Set.of("bulk", "single", "drain", "txhandler", "pickup");
 
+    /** The drain that warms each system once per run, as large as the outside harness's. */
+    static final int WARM_UP_JOBS = 5_000;
+
     private void enqueueAll(Sut sut, int n) throws Exception {
         for (int i = 0; i < n; i += CHUNK) {
             sut.enqueueBatch(i, Math.min(CHUNK, n - i));
@@ -398,6 +440,11 @@ public final class Bench {
     /** How many measurements this run began, warm-ups included. */
     int measurementsBegun() {
         return dbCounter;
+    }
+
+    /** How many Node processes this run started, over all Node systems. */
+    int nodeProcessesStarted() {
+        return nodeDrivers.values().stream().mapToInt(NodeDriver::processesStarted).sum();
     }
 
     static void log(String s) {

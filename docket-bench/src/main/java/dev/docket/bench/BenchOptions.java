@@ -132,8 +132,9 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
               --jobs N                  jobs for bulk and drain (default 100000; 5000 with --short)
               --reps N                  repetitions, the median is reported (default 3; 1 with --short)
               --warmup N                untimed runs of each configuration before its timed ones, in bulk,
-                                 single, drain, txhandler and pickup, for the systems that run in the
-                                 benchmark's JVM (default 2; 0 with --short): a fresh JVM's first two
+                                 single, drain, txhandler and pickup, for every system, after an untimed
+                                 5,000-job drain of each system before its first measurement (default 2;
+                                 0 with --short, and no system drain either): a fresh JVM's first two
                                  drains run at about half the later ones' speed, on a warm server too
               --concurrency LIST        worker concurrencies for drain and scaleout (default 8,64)
               --processes LIST          worker JVMs for scaleout (default 1,2,4)

@@ -30,15 +30,6 @@ interface Sut extends AutoCloseable {
     }
 
     /**
-     * Whether the system's code runs in the benchmark's JVM, so that an untimed warm-up measurement compiles
-     * it before the timed ones ({@code --warmup}); a system in a process of its own per measurement gains
-     * nothing from one. True by default.
-     */
-    default boolean runsInThisJvm() {
-        return true;
-    }
-
-    /**
      * Where a system keeps the jobs it has not yet durably completed.
      *
      * @param countSql  a {@code count(*)} of those jobs
@@ -64,14 +55,14 @@ interface Sut extends AutoCloseable {
     /** Told when a handler starts: the job's sequence number and {@link System#nanoTime()} at its start. */
     @FunctionalInterface
     interface Starts {
-        /** For runs that measure no latency: a system may then skip reporting starts altogether. */
+        /** Where starts go while no measurement listens (between measurements). */
         Starts NONE = (seq, nanoTime) -> {
         };
 
         void started(long seq, long nanoTime);
     }
 
-    /** Starts workers with this many concurrent handlers. */
+    /** Starts workers with this many concurrent handlers, each of which tells {@code onStart} when it starts. */
     void startWorkers(int concurrency, Starts onStart) throws Exception;
 
     void stopWorkers() throws Exception;

@@ -1,9 +1,10 @@
-// The line protocol between the benchmark (Java, NodeSut) and one Node.js queue: one JSON command per
+// The line protocol between the benchmark (Java, NodeDriver) and one Node.js queue: one JSON command per
 // line on stdin, answered by "R <id> ok" or "R <id> error <message>" on stdout. Commands may overlap
 // (single enqueues come from several producer threads), so each answer carries its command's id.
-// While workers run with report=true, each handler start is written as "S <seq> <monotonic ns>": the
-// clock is CLOCK_MONOTONIC, the same one Java's System.nanoTime() reads on Linux, so the Java side
-// measures enqueue-to-start without the pipe's delay.
+// One process serves a whole benchmark run: each measurement opens the queue on a fresh database and
+// closes it afterwards (open after open closes the earlier one first). While workers run, each handler
+// start is written as "S <seq> <monotonic ns>": the clock is CLOCK_MONOTONIC, the same one Java's
+// System.nanoTime() reads on Linux, so the Java side times starts without the pipe's delay.
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 
@@ -37,16 +38,19 @@ export function pool(db, max) {
 
 /**
  * Serves one queue adapter: {open(db, config), enqueueBatch(from, count), enqueueOne(seq),
- * start(concurrency, onStart), stop(), close()}, each returning a promise.
+ * start(concurrency, onStart), stop(), close()}, each returning a promise; close() may be called when
+ * nothing is open.
  */
 export function serve(adapter) {
   const started = (seq) => write(`S ${seq} ${process.hrtime.bigint()}`);
-  const ignored = () => {};
   const ops = {
-    open: (c) => adapter.open(c.db, c.config),
+    open: async (c) => {
+      await adapter.close();
+      await adapter.open(c.db, c.config);
+    },
     enqueueBatch: (c) => adapter.enqueueBatch(c.from, c.count),
     enqueueOne: (c) => adapter.enqueueOne(c.seq),
-    start: (c) => adapter.start(c.concurrency, c.report ? started : ignored),
+    start: (c) => adapter.start(c.concurrency, started),
     stop: () => adapter.stop(),
     close: () => adapter.close(),
   };
