@@ -20,9 +20,11 @@ import javax.sql.DataSource;
 /**
  * The benchmark: Docket side by side with db-scheduler, JobRunr, graphile-worker, pg-boss and a raw-SQL
  * SKIP LOCKED loop, each on a fresh database of one PostgreSQL, in the same run. {@code --help} lists the
- * options. The process exits with 1 when any measurement failed (its row says why), else with 3 when a
- * drain stalled (a gap between handler starts over {@link StartGaps#threshold()}; its row says so), else
- * with 0; 2 is a bad command line.
+ * options. The process exits with 1 when any measurement failed (its row says why), else with 3 when one
+ * of Docket's drains stalled (a gap between handler starts over {@link StartGaps#threshold()}; its row
+ * says so), else with 0; 2 is a bad command line. A peer's stall is flagged in its row alike, but is a
+ * fact about the peer (the raw loop at B=1000 leaves workers without a batch while others hold 1,000
+ * jobs each), not a failure of this run: the exit status is the liveness check of Docket.
  */
 public final class Bench {
 
@@ -104,12 +106,12 @@ public final class Bench {
         return r.metric().startsWith("error");
     }
 
-    /** 1 when a measurement failed, else 3 when a drain stalled, else 0. */
+    /** 1 when a measurement failed, else 3 when a drain of Docket stalled, else 0. */
     static int exitStatus(List<Row> rows) {
         if (rows.stream().anyMatch(Bench::failed)) {
             return EXIT_FAILED;
         }
-        return rows.stream().anyMatch(Row::stalled) ? EXIT_STALLED : 0;
+        return rows.stream().anyMatch(r -> r.system().equals("docket") && r.stalled()) ? EXIT_STALLED : 0;
     }
 
     /** Runs the whole benchmark; returns the rows (also written to {@code out}). */

@@ -166,8 +166,9 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
             and drain jobs/s at c=8;
             ratelimit (Docket only) = N jobs of a free kind behind N/2 of a kind limited to 1,000 starts/s, in
             one queue, with the limit and without: free jobs/s, limited starts/s, and the claim's mean time.
-            Exit status: 0 when every measurement succeeded and no drain stalled; 1 when a measurement
-            failed (its row says why); 2 for a bad command line; 3 when a drain stalled: no handler
-            started for longer than max(100 ms, 5 x the drain's median gap between starts) while jobs
-            were ready (its row is marked "⚠ stall"; a liveness check, not a speed assertion).""";
+            Exit status: 0 when every measurement succeeded and no drain of Docket stalled;
+            1 when a measurement failed (its row says why); 2 for a bad command line; 3 when a drain of Docket
+            stalled: no handler started for longer than max(100 ms, 5 x the drain's median gap between
+            starts) while jobs were ready (its row is marked "⚠ stall"; a liveness check, not a speed
+            assertion). A peer's stall is marked in its row alike and does not change the status.""";
 }

@@ -11,8 +11,12 @@ import org.junit.jupiter.api.Test;
 class BenchExitStatusTest {
 
     private static Bench.Row drain(String... stalls) {
+        return drainOf("docket", stalls);
+    }
+
+    private static Bench.Row drainOf(String system, String... stalls) {
         List<Double> values = Arrays.stream(stalls).map(s -> 12.0).toList();
-        return new Bench.Row("drain", "raw", "B=100 c=8", Drain.STALL_METRIC, "ms", values, List.of(stalls));
+        return new Bench.Row("drain", system, "B=100 c=8", Drain.STALL_METRIC, "ms", values, List.of(stalls));
     }
 
     private static final Bench.Row FAILED = new Bench.Row("drain", "jobrunr", "poll 5000ms c=8",
@@ -31,6 +35,15 @@ class BenchExitStatusTest {
     }
 
     @Test
+    void aPeersStallIsReportedButIsNoFailureOfTheRun() {
+        List<Bench.Row> rows = List.of(drainOf("raw", "stall: no start for 167 ms from 900 ms on (threshold 100 ms)"));
+
+        assertThat(Bench.exitStatus(rows)).isZero();
+        assertThat(new Report(rows, Map.of(), BenchOptions.parse(new String[]{"--reps", "1"})).markdown())
+                .contains("⚠ stall");
+    }
+
+    @Test
     void aFailedMeasurementOutranksAStall() {
         assertThat(Bench.exitStatus(List.of(drain("stall: ..."), FAILED))).isEqualTo(Bench.EXIT_FAILED).isEqualTo(1);
     }
@@ -43,6 +56,6 @@ class BenchExitStatusTest {
         String md = new Report(List.of(drain("", stall, "")), Map.of(), options).markdown();
 
         assertThat(md).contains("| 12.00 · 12.00 ⚠ stall · 12.00 |")
-                .contains("- raw drain [B=100 c=8] rep 2: " + stall);
+                .contains("- docket drain [B=100 c=8] rep 2: " + stall);
     }
 }

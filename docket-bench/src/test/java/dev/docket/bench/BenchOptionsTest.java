@@ -73,7 +73,7 @@ class BenchOptionsTest {
     @Test
     void theHelpNamesEveryExitStatus() {
         assertThat(BenchOptions.HELP).contains("0 when every measurement succeeded", "1 when a measurement",
-                "2 for a bad command line", "3 when a drain stalled");
+                "2 for a bad command line", "3 when a drain of Docket");
         assertThat(List.of(Bench.EXIT_FAILED, Bench.EXIT_BAD_OPTIONS, Bench.EXIT_STALLED)).containsExactly(1, 2, 3);
     }
 
