@@ -14,8 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
-import javax.sql.DataSource;
 
 /**
  * The benchmark: Docket side by side with db-scheduler, JobRunr, graphile-worker, pg-boss and a raw-SQL
@@ -349,8 +347,8 @@ public final class Bench {
                 return Drain.run(sut, ds, concurrency, jobs, drainLimit());
             }
             return Measurement.of(switch (scenario) {
-                case "bulk" -> bulk(sut, ds, jobs);
-                case "single" -> single(sut);
+                case "bulk" -> Enqueue.bulk(sut, ds, jobs);
+                case "single" -> Enqueue.single(sut, o.producers(), o.singleDuration());
                 case "pickup" -> Pickup.run(sut, o.pickupJobs());
                 case "steady" -> RateLoad.steady(sut, concurrency, drainRate(system, config, concurrency), o.steadyDuration(), ds);
                 case "soak" -> RateLoad.soak(sut, concurrency, drainRate(system, config, concurrency), o.soakDuration(), ds);
@@ -374,60 +372,6 @@ public final class Bench {
 
     /** The drain that warms each system once per run, as large as the outside harness's. */
     static final int WARM_UP_JOBS = 5_000;
-
-    private void enqueueAll(Sut sut, int n) throws Exception {
-        for (int i = 0; i < n; i += CHUNK) {
-            sut.enqueueBatch(i, Math.min(CHUNK, n - i));
-        }
-    }
-
-    /**
-     * (1) bulk enqueue of N jobs in chunks of 1,000, one transaction per chunk; also the WAL the server wrote
-     * meanwhile per job (the whole cluster's, but nothing else runs during a measurement).
-     */
-    private Map<String, double[]> bulk(Sut sut, DataSource ds, int jobs) throws Exception {
-        sut.enqueueBatch(10_000_000, 10); // warm-up
-        long wal0 = Db.walPosition(ds);
-        long t0 = System.nanoTime();
-        enqueueAll(sut, jobs);
-        double s = (System.nanoTime() - t0) / 1e9;
-        Map<String, double[]> m = new LinkedHashMap<>();
-        m.put("enqueue jobs/s", new double[]{jobs / s});
-        m.put("enqueue WAL bytes/job", new double[]{(double) (Db.walPosition(ds) - wal0) / jobs});
-        return m;
-    }
-
-    /** (2) single-job enqueue, one transaction each, from a few producer threads for a fixed time. */
-    private Map<String, double[]> single(Sut sut) throws Exception {
-        AtomicLong seq = new AtomicLong();
-        long deadline = System.nanoTime() + o.singleDuration().toNanos();
-        List<Thread> threads = new ArrayList<>();
-        List<Exception> errors = new ArrayList<>();
-        long t0 = System.nanoTime();
-        for (int p = 0; p < o.producers(); p++) {
-            Thread t = new Thread(() -> {
-                try {
-                    while (System.nanoTime() < deadline) {
-                        sut.enqueueOne(seq.getAndIncrement());
-                    }
-                } catch (Exception e) {
-                    synchronized (errors) {
-                        errors.add(e);
-                    }
-                }
-            });
-            threads.add(t);
-            t.start();
-        }
-        for (Thread t : threads) {
-            t.join();
-        }
-        if (!errors.isEmpty()) {
-            throw errors.get(0);
-        }
-        double s = (System.nanoTime() - t0) / 1e9;
-        return Map.of("enqueue jobs/s", new double[]{seq.get() / s});
-    }
 
     private Duration drainLimit() {
         return Duration.ofMinutes(o.quick() ? 2 : 15);

@@ -32,9 +32,7 @@ final class Drain {
 
     /** Drains {@code jobs} jobs; the measurement's stall is set when the gaps between starts flag one. */
     static Bench.Measurement run(Sut sut, DataSource ds, int concurrency, int jobs, Duration limit) throws Exception {
-        for (int i = 0; i < jobs; i += Bench.CHUNK) {
-            sut.enqueueBatch(i, Math.min(Bench.CHUNK, jobs - i));
-        }
+        Enqueue.load(sut, jobs);
         Recorder starts = new Recorder(jobs);
         try (Connection poll = ds.getConnection(); Statement count = poll.createStatement()) {
             // A fresh database has no statistics until autovacuum's first round, a minute away: without

@@ -24,9 +24,7 @@ final class ScaleOut {
 
     static Map<String, double[]> run(DocketSut sut, DataSource ds, String jdbcUrl, int processes, int concurrency,
                                      int jobs, Duration limit) throws Exception {
-        for (int i = 0; i < jobs; i += Bench.CHUNK) {
-            sut.enqueueBatch(i, Math.min(Bench.CHUNK, jobs - i));
-        }
+        Enqueue.load(sut, jobs);
         List<Process> workers = new ArrayList<>();
         try {
             for (int i = 0; i < processes; i++) {
