@@ -291,14 +291,14 @@ public final class Worker implements AutoCloseable {
             return this;
         }
 
-        /** The most jobs one claim statement takes, default 100, 1 to 10,000 (never more than the free slots and {@link #claimAhead}). */
+        /** The most jobs one claim statement takes, default 1,000, 1 to 10,000 (never more than the free slots and {@link #claimAhead}). */
         public Builder maxClaimBatch(int max) {
             this.maxClaimBatch = Checks.between("maxClaimBatch", max, 1, 10_000);
             return this;
         }
 
         /**
-         * The most jobs per queue this worker claims ahead of its free slots, default 100, 0 (off) to
+         * The most jobs per queue this worker claims ahead of its free slots, default 1,000, 0 (off) to
          * 10,000. Jobs claimed ahead start the moment a slot frees, without a round trip to the
          * database, which is what lets short jobs run at the rate of the claim batch rather than of the
          * slots. It never holds more than its slots start within 50 ms at the handlers' measured running

@@ -22,8 +22,8 @@ import javax.sql.DataSource;
  * @param listen                   whether to LISTEN for enqueue notifications; default true
  * @param listenerDataSource       where the LISTEN connection comes from; default null: the Docket's data source
  * @param maintenance              whether to take part in the maintenance leader's election; default true
- * @param maxClaimBatch            the most jobs one claim statement takes; default 100, 1 to 10,000
- * @param claimAhead               the most jobs per queue claimed ahead of free slots; default 100, 0 (off) to 10,000;
+ * @param maxClaimBatch            the most jobs one claim statement takes; default 1,000, 1 to 10,000
+ * @param claimAhead               the most jobs per queue claimed ahead of free slots; default 1,000, 0 (off) to 10,000;
  *                                 never more than the slots start within 50 ms at the measured running time
  * @param asyncCommit              whether claims' companions (outcomes, heartbeats) commit without waiting for
  *                                 their WAL flush; default false (see {@link Worker.Builder#asyncCommit})
@@ -42,8 +42,8 @@ record WorkerConfig(String workerId, Duration pollInterval, Duration lease, Dura
                     Duration completerDrainTimeout, Duration interruptWait, Duration queueSettingsInterval,
                     Duration listenerLivenessInterval, Duration stallTimeout) {
 
-    static final int DEFAULT_MAX_CLAIM_BATCH = 100;
-    static final int DEFAULT_CLAIM_AHEAD = 100;
+    static final int DEFAULT_MAX_CLAIM_BATCH = 1000;
+    static final int DEFAULT_CLAIM_AHEAD = 1000;
     static final int DEFAULT_COMPLETER_BATCH_SIZE = 1000;
     private static final Pattern WORKER_ID = Pattern.compile("[A-Za-z0-9_.:@/-]{1,128}");
 

@@ -103,7 +103,7 @@ public record DocketProperties(
      * @param maintenance       whether this worker takes part in the election of the maintenance leader
      * @param maintenanceInterval how often maintenance runs (due jobs, rescues, retention)
      * @param leaderLease       how long the maintenance leader's lease lasts (at least 300 ms)
-     * @param maxClaimBatch     the most jobs one claim statement takes (1 to 10,000)
+     * @param maxClaimBatch     the most jobs one claim statement takes; default 1,000 (1 to 10,000)
      * @param workerId          this worker's id in {@code locked_by}; default host/pid/random
      */
     public record Worker(
@@ -117,7 +117,7 @@ public record DocketProperties(
             @DefaultValue("true") boolean maintenance,
             @DefaultValue("1s") Duration maintenanceInterval,
             @DefaultValue("10s") Duration leaderLease,
-            @DefaultValue("100") int maxClaimBatch,
+            @DefaultValue("1000") int maxClaimBatch,
             String workerId) {
 
         /** The concurrency of the one queue served when {@code docket.worker.queues} names none. */
