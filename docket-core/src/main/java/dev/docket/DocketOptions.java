@@ -94,9 +94,10 @@ abstract sealed class DocketOptions permits Docket.Builder {
     }
 
     /**
-     * Per-kind defaults for enqueue: the queue, priority, max attempts and tenant that jobs of
-     * {@code kind} get when their own {@link JobOptions} leave them unset (other options are
-     * refused: they belong to one job). Without it: queue {@code default}, priority 0, the kind's
+     * Per-kind defaults for enqueue: the queue, priority, max attempts, tenant and
+     * {@code haltSequenceOnDeath} that jobs of {@code kind} get when their own {@link JobOptions} leave
+     * them unset, whether the enqueue passes options or not (other options, a sequence key or
+     * dependencies among them, are refused here: they belong to one job). Without it: queue {@code default}, priority 0, the kind's
      * retry policy's max attempts, no tenant. {@link JobKind.Builder#defaults} declares the same
      * with the rest of a kind's settings.
      */

@@ -235,19 +235,22 @@ public final class JobKind<T> {
         }
 
         /**
-         * Options for jobs of this kind that leave them unset: the queue, priority, tenant and max
-         * attempts only (a run time, unique key or metadata belongs to one job, not to its kind).
-         * Default {@link JobOptions#defaults()}.
+         * Options for jobs of this kind that leave them unset: the queue, priority, tenant, max attempts
+         * and whether a dead job halts its sequence only. A run time, unique key, metadata, sequence key
+         * or dependency belongs to one job, not to its kind, and is refused here: each job's own options
+         * fill in what these leave, whether it passes options or not. Default {@link JobOptions#defaults()}.
          */
         public Builder<T> defaults(JobOptions defaults) {
             Objects.requireNonNull(defaults, "defaults");
             String perJob = defaults.runAt() != null ? "runAt" : defaults.delay() != null ? "delay"
                     : defaults.uniqueKey() != null ? "uniqueKey" : defaults.uniqueFor() != null ? "uniqueFor"
                     : !defaults.metadata().isEmpty() ? "metadata"
+                    : defaults.sequenceKey() != null ? "sequenceKey"
+                    : defaults.dependsOn().length > 0 ? "dependsOn"
                     : defaults.payloadVersion() != null ? "payloadVersion (declare it with payloadVersion(...))" : null;
             if (perJob != null) {
-                throw new IllegalArgumentException("defaults of kind '" + name + "' may set queue, priority, tenant and "
-                        + "maxAttempts only; they set " + perJob);
+                throw new IllegalArgumentException("defaults of kind '" + name + "' may set queue, priority, tenant, "
+                        + "maxAttempts and haltSequenceOnDeath only; they set " + perJob);
             }
             this.defaults = defaults;
             return this;

@@ -143,7 +143,9 @@ final class Kinds {
 
         void defaults(String kind, JobOptions options) {
             checkName(kind);
-            defaults.put(kind, Objects.requireNonNull(options, "defaults"));
+            // Refused at the call, not at build(): the kind's own rule says what defaults may set.
+            JobKind.of(kind, Object.class).defaults(options);
+            defaults.put(kind, options);
         }
 
         void declare(JobKind<?> kind) {

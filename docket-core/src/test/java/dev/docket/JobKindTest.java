@@ -175,7 +175,7 @@ class JobKindTest extends DocketTest {
                 .withMessageContaining("timeout of kind 'k' must be positive");
         assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class)
                         .defaults(JobOptions.builder().uniqueKey("one").build()))
-                .withMessageContaining("may set queue, priority, tenant and maxAttempts only; they set uniqueKey");
+                .withMessageContaining("may set queue, priority, tenant, maxAttempts and haltSequenceOnDeath only; they set uniqueKey");
         assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class)
                         .defaults(JobOptions.builder().runAt(Instant.EPOCH).build()))
                 .withMessageContaining("they set runAt");
@@ -190,5 +190,50 @@ class JobKindTest extends DocketTest {
         assertThatIllegalArgumentException().isThrownBy(() -> Docket.builder(dataSource()).kind(SEND_EMAIL)
                         .retryPolicy("send_email", RetryPolicy.defaults()).build())
                 .withMessageContaining("declared with kind(JobKind)");
+    }
+
+    /**
+     * A kind's defaults fill what a job leaves unset on both enqueue paths, with and without the job's
+     * own options. They once held a sequence key, which applied to enqueue(kind, p) and silently
+     * vanished from enqueue(kind, p, options): per-job options are now refused in a kind's defaults.
+     */
+    @Test
+    void aKindsDefaultsHoldWithAndWithoutTheJobsOwnOptions() {
+        JobKind<SendEmail> halting = JobKind.of("halting", SendEmail.class)
+                .defaults(JobOptions.builder().queue("mail").tenant("acme").haltSequenceOnDeath(true).build())
+                .build();
+        Docket docket = docket(b -> b.kindDefaults("halting_string",
+                JobOptions.builder().queue("mail").tenant("acme").haltSequenceOnDeath(true).build()));
+        JobOptions own = JobOptions.builder().priority(5).sequenceKey("order-1").build();
+
+        List<Long> ids = List.of(
+                docket.enqueue(halting, new SendEmail("a")).id(),
+                docket.enqueue(halting, new SendEmail("b"), own).id(),
+                docket.enqueue("halting_string", new SendEmail("c")),
+                docket.enqueue("halting_string", new SendEmail("d"), own));
+
+        for (long id : ids) {
+            JobInfo job = docket.job(id).orElseThrow();
+            assertThat(job.queue()).as("job %d", id).isEqualTo("mail");
+            assertThat(job.tenant()).as("job %d", id).isEqualTo("acme");
+            assertThat(queryLong("SELECT CASE WHEN sequence_halt THEN 1 ELSE 0 END FROM {s}.jobs WHERE id = ?", id))
+                    .as("job %d halts its sequence", id).isEqualTo(1);
+        }
+        assertThat(docket.job(ids.get(1)).orElseThrow().sequenceKey()).isEqualTo("order-1");
+        assertThat(docket.job(ids.get(1)).orElseThrow().priority()).isEqualTo(5);
+    }
+
+    /** What belongs to one job is refused in a kind's defaults, however the kind is declared, at the call. */
+    @Test
+    void perJobOptionsAreRefusedInAKindsDefaults() {
+        JobOptions sequenced = JobOptions.builder().sequenceKey("order-1").build();
+        JobOptions dependent = JobOptions.builder().dependsOn(1L).build();
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class).defaults(sequenced))
+                .withMessageContaining("defaults of kind 'k' may set queue, priority, tenant, maxAttempts and "
+                        + "haltSequenceOnDeath only; they set sequenceKey");
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class).defaults(dependent))
+                .withMessageContaining("they set dependsOn");
+        assertThatIllegalArgumentException().isThrownBy(() -> Docket.builder(dataSource()).kindDefaults("k", sequenced))
+                .withMessageContaining("they set sequenceKey");
     }
 }
