@@ -37,8 +37,7 @@ public record JobExplanation(long jobId, JobState state, String queue, String ki
     }
 
     /**
-     * The answers. New codes may be added in later versions (jobs waiting on a sequence or on
-     * dependencies, say): treat an unknown code as "waiting, see the message".
+     * The answers. A later version may add codes: treat an unknown code as "waiting, see the message".
      */
     public enum Code {
         /** Enqueued for later; facts: {@code runAt}. */

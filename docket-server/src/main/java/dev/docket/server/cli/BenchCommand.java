@@ -19,13 +19,14 @@ import picocli.CommandLine.Unmatched;
 
 /**
  * {@code docket bench}: the benchmark of docs/performance.md, the same as {@code bin/bench}. It runs
- * {@code docket-bench.jar} in a JVM of its own because that jar carries the peers it compares
- * (db-scheduler, JobRunr), which are not part of {@code docket.jar}. Every argument goes to the
+ * {@code docket-bench.jar} in a JVM of its own because that jar carries the Java peers it compares
+ * (db-scheduler, JobRunr) and the drivers of the Node.js ones, which are not part of {@code docket.jar}. Every argument goes to the
  * benchmark unchanged ({@code docket bench --help} prints its options); the exit status is its.
  */
 @Command(name = "bench", sortOptions = false,
-        description = {"Runs the benchmark: Docket, db-scheduler, JobRunr and a raw-SQL loop side by side on one "
-                + "PostgreSQL (embedded 18 by default), results as Markdown, JSON and SVG.",
+        description = {"Runs the benchmark: Docket, db-scheduler, JobRunr, graphile-worker, pg-boss (Node.js, installed "
+                + "from npm into a cache) and a raw-SQL loop side by side on one PostgreSQL (embedded 18 by "
+                + "default), results as Markdown, JSON and SVG.",
                 "Every argument goes to the benchmark: `docket bench --help` lists them; `docket bench --short` "
                         + "takes about a minute.",
                 "The benchmark jar comes from DOCKET_BENCH_JAR, else docket-bench.jar next to docket.jar or in "
