@@ -352,7 +352,7 @@ public final class Worker implements AutoCloseable {
             return new Worker(this, config()).start();
         }
 
-        private WorkerConfig config() {
+        WorkerConfig config() {
             return new WorkerConfig(workerId, pollInterval, lease, heartbeatInterval, shutdownGrace,
                     maintenanceInterval, leaderLease, listen, listenerDataSource, maintenance, maxClaimBatch, claimAhead, asyncCommit,
                     WorkerConfig.DEFAULT_COMPLETER_BATCH_SIZE, null, null, null, null, null);
