@@ -73,8 +73,27 @@ public record Batch(List<NewJob> jobs, NewJob onAllFinished, NewJob onAllSucceed
             return this;
         }
 
+        /** Adds one job of a {@link JobKind}, type-checked, with the kind's settings ({@link NewJob#of(JobKind, Object)}). */
+        public <T> Builder job(JobKind<T> kind, T payload) {
+            return job(NewJob.of(kind, payload));
+        }
+
+        /** Adds a job of a {@link JobKind} for each payload, with the kind's settings. */
+        public <T> Builder jobs(JobKind<T> kind, Iterable<? extends T> payloads) {
+            Objects.requireNonNull(payloads, "payloads");
+            for (T payload : payloads) {
+                job(NewJob.of(kind, payload));
+            }
+            return this;
+        }
+
         /** The job that runs once every job has finished, whatever the outcome. */
         public Builder onAllFinished(String kind, Object payload) {
+            return onAllFinished(NewJob.of(kind, payload));
+        }
+
+        /** Like {@link #onAllFinished(String, Object)}, of a {@link JobKind} with its settings. */
+        public <T> Builder onAllFinished(JobKind<T> kind, T payload) {
             return onAllFinished(NewJob.of(kind, payload));
         }
 
@@ -89,6 +108,11 @@ public record Batch(List<NewJob> jobs, NewJob onAllFinished, NewJob onAllSucceed
             return onAllSucceeded(NewJob.of(kind, payload));
         }
 
+        /** Like {@link #onAllSucceeded(String, Object)}, of a {@link JobKind} with its settings. */
+        public <T> Builder onAllSucceeded(JobKind<T> kind, T payload) {
+            return onAllSucceeded(NewJob.of(kind, payload));
+        }
+
         /** Like {@link #onAllSucceeded(String, Object)}, with options (not dependencies). */
         public Builder onAllSucceeded(NewJob callback) {
             this.onAllSucceeded = callback(callback);
@@ -97,6 +121,11 @@ public record Batch(List<NewJob> jobs, NewJob onAllFinished, NewJob onAllSucceed
 
         /** The job that runs once, when the first job dies. */
         public Builder onAnyDied(String kind, Object payload) {
+            return onAnyDied(NewJob.of(kind, payload));
+        }
+
+        /** Like {@link #onAnyDied(String, Object)}, of a {@link JobKind} with its settings. */
+        public <T> Builder onAnyDied(JobKind<T> kind, T payload) {
             return onAnyDied(NewJob.of(kind, payload));
         }
 

@@ -80,6 +80,25 @@ public record Workflow(String name, List<Step> steps, DependencyMode dependencyM
         }
 
         /**
+         * Adds a step of a {@link JobKind}, type-checked, with the kind's defaults, payload version and
+         * max attempts, waiting for the steps named in {@code after}.
+         */
+        public <T> Builder step(String step, JobKind<T> kind, T payload, String... after) {
+            return step(step, kind, payload, JobOptions.defaults(), after);
+        }
+
+        /**
+         * Adds a step of a {@link JobKind}: the kind's defaults, payload version and (when it has its own
+         * retry policy) max attempts fill what {@code options} leave unset, as for
+         * {@link Docket#enqueue(JobKind, Object, JobOptions)}; otherwise as
+         * {@link #step(String, String, Object, JobOptions, String...)}.
+         */
+        public <T> Builder step(String step, JobKind<T> kind, T payload, JobOptions options, String... after) {
+            Objects.requireNonNull(kind, "kind");
+            return step(step, kind.name(), payload, kind.resolve(options), after);
+        }
+
+        /**
          * Adds a step, waiting for the steps named in {@code after} (which may be added later). The options
          * may set anything but dependencies (the graph says those) and unique keys (a step is always its
          * own job).

@@ -236,4 +236,40 @@ class JobKindTest extends DocketTest {
         assertThatIllegalArgumentException().isThrownBy(() -> Docket.builder(dataSource()).kindDefaults("k", sequenced))
                 .withMessageContaining("they set sequenceKey");
     }
+
+    /** Workflow steps and batch jobs of a JobKind carry the kind's settings, as enqueue(kind, payload) does. */
+    @Test
+    void workflowStepsAndBatchJobsOfAKindTakeItsSettings() {
+        Docket docket = docket();
+        JobKind<SendEmail> v2 = SEND_EMAIL.toBuilder().payloadVersion(2).upcaster(1, t -> t).build();
+
+        long workflow = docket.enqueueWorkflow(Workflow.builder("welcome")
+                .step("first", v2, new SendEmail("a"))
+                .step("second", v2, new SendEmail("b"), JobOptions.builder().queue("urgent").build(), "first")
+                .build());
+        List<WorkflowInfo.Step> steps = docket.admin().workflow(workflow).orElseThrow().steps();
+        JobInfo first = docket.job(steps.get(0).jobId()).orElseThrow();
+        JobInfo second = docket.job(steps.get(1).jobId()).orElseThrow();
+        assertThat(List.of(first.kind(), second.kind())).containsOnly("send_email");
+        assertThat(List.of(first.payloadVersion(), second.payloadVersion())).containsOnly(2);
+        assertThat(List.of(first.maxAttempts(), second.maxAttempts())).containsOnly(2);
+        assertThat(first.queue()).isEqualTo("email");
+        assertThat(second.queue()).as("the step's own options win").isEqualTo("urgent");
+        assertThat(second.priority()).as("still the kind's").isEqualTo(-3);
+
+        BatchEnqueued batch = docket.enqueueBatch(Batch.builder()
+                .jobs(v2, List.of(new SendEmail("c"), new SendEmail("d")))
+                .job(v2, new SendEmail("e"))
+                .onAllSucceeded(v2, new SendEmail("done"))
+                .build());
+        List<Long> ids = new java.util.ArrayList<>(batch.jobIds());
+        ids.add(batch.onAllSucceeded());
+        for (long id : ids) {
+            JobInfo job = docket.job(id).orElseThrow();
+            assertThat(job.queue()).as("job %d", id).isEqualTo("email");
+            assertThat(job.tenant()).as("job %d", id).isEqualTo("acme");
+            assertThat(job.payloadVersion()).as("job %d", id).isEqualTo(2);
+            assertThat(job.maxAttempts()).as("job %d", id).isEqualTo(2);
+        }
+    }
 }
