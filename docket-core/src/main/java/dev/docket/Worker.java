@@ -354,8 +354,7 @@ public final class Worker implements AutoCloseable {
 
         WorkerConfig config() {
             return new WorkerConfig(workerId, pollInterval, lease, heartbeatInterval, shutdownGrace,
-                    maintenanceInterval, leaderLease, listen, listenerDataSource, maintenance, maxClaimBatch, claimAhead, asyncCommit,
-                    WorkerConfig.DEFAULT_COMPLETER_BATCH_SIZE, null, null, null, null, null);
+                    maintenanceInterval, leaderLease, listen, listenerDataSource, maintenance, maxClaimBatch, claimAhead, asyncCommit);
         }
 
         /**

@@ -27,24 +27,29 @@ import javax.sql.DataSource;
  *                                 never more than the slots start within 50 ms at the measured running time
  * @param asyncCommit              whether claims' companions (outcomes, heartbeats) commit without waiting for
  *                                 their WAL flush; default false (see {@link Worker.Builder#asyncCommit})
- * @param completerBatchSize       the most outcomes one write takes; default 1,000, 1 to 100,000
- * @param completerDrainTimeout    how long a closing worker waits for outcomes to be written; default 10 s
- * @param interruptWait            how long a closing worker waits for interrupted handlers before abandoning them; default 1 s
- * @param queueSettingsInterval    how often queue settings (caps) are read; default 1 s
- * @param listenerLivenessInterval how often the idle listener connection is checked with a round trip; default 10 s
- * @param stallTimeout             how long one round of a service may wait (for a pool connection, say) before the
- *                                 worker logs it and reports it in {@link Worker#health()}; default 5 s
  */
 record WorkerConfig(String workerId, Duration pollInterval, Duration lease, Duration heartbeatInterval,
                     Duration shutdownGrace, Duration maintenanceInterval, Duration leaderLease, boolean listen,
                     DataSource listenerDataSource, boolean maintenance, int maxClaimBatch, int claimAhead,
-                    boolean asyncCommit, int completerBatchSize,
-                    Duration completerDrainTimeout, Duration interruptWait, Duration queueSettingsInterval,
-                    Duration listenerLivenessInterval, Duration stallTimeout) {
+                    boolean asyncCommit) {
 
     static final int DEFAULT_MAX_CLAIM_BATCH = 1000;
     static final int DEFAULT_CLAIM_AHEAD = 1000;
-    static final int DEFAULT_COMPLETER_BATCH_SIZE = 1000;
+    /** The most outcomes one write takes. */
+    static final int COMPLETER_BATCH_SIZE = 1000;
+    /** How long a closing worker waits for outcomes to be written. */
+    static final Duration COMPLETER_DRAIN_TIMEOUT = Duration.ofSeconds(10);
+    /** How long a closing worker waits for interrupted handlers before abandoning them. */
+    static final Duration INTERRUPT_WAIT = Duration.ofSeconds(1);
+    /** How often queue settings (caps, pauses, rate limits) are read. */
+    static final Duration QUEUE_SETTINGS_INTERVAL = Duration.ofSeconds(1);
+    /** How often the idle listener connection is checked with a round trip. */
+    static final Duration LISTENER_LIVENESS_INTERVAL = Duration.ofSeconds(10);
+    /**
+     * How long one round of a service may wait (for a pool connection, say) before the worker logs it and
+     * reports it in {@link Worker#health()}.
+     */
+    static final Duration STALL_TIMEOUT = Duration.ofSeconds(5);
     private static final Pattern WORKER_ID = Pattern.compile("[A-Za-z0-9_.:@/-]{1,128}");
 
     WorkerConfig {
@@ -61,13 +66,6 @@ record WorkerConfig(String workerId, Duration pollInterval, Duration lease, Dura
         leaderLease = leaderLease == null ? Duration.ofSeconds(10) : Checks.atLeast("leaderLease", leaderLease, Duration.ofMillis(300));
         Checks.between("maxClaimBatch", maxClaimBatch, 1, 10_000);
         Checks.between("claimAhead", claimAhead, 0, 10_000);
-        Checks.between("completerBatchSize", completerBatchSize, 1, 100_000);
-        completerDrainTimeout = nonNegative("completerDrainTimeout", completerDrainTimeout, Duration.ofSeconds(10));
-        interruptWait = nonNegative("interruptWait", interruptWait, Duration.ofSeconds(1));
-        queueSettingsInterval = positive("queueSettingsInterval", queueSettingsInterval, Duration.ofSeconds(1));
-        listenerLivenessInterval = positive("listenerLivenessInterval", listenerLivenessInterval,
-                Duration.ofSeconds(10));
-        stallTimeout = positive("stallTimeout", stallTimeout, Duration.ofSeconds(5));
     }
 
     private static Duration positive(String name, Duration value, Duration otherwise) {

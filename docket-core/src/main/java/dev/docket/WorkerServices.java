@@ -60,10 +60,10 @@ final class WorkerServices {
         String workerId = config.workerId();
         boolean keepHistory = !shared.historyRetention().isZero();
         this.completer = new Completer(shared.store(), workerId, keepHistory, config.asyncCommit(),
-                config.completerBatchSize(), config.completerDrainTimeout());
+                WorkerConfig.COMPLETER_BATCH_SIZE, WorkerConfig.COMPLETER_DRAIN_TIMEOUT);
         this.executor = new JobExecutor(handlers, shared.kinds()::retryPolicy, shared.codec(), completer, shared.store(),
                 inFlight, workerId, shared.observer(), keepHistory);
-        this.queueSettings = new QueueSettingsWatcher(shared.store(), config.queueSettingsInterval(), shared.rateLimits());
+        this.queueSettings = new QueueSettingsWatcher(shared.store(), WorkerConfig.QUEUE_SETTINGS_INTERVAL, shared.rateLimits());
         queues.forEach((queue, concurrency) -> {
             Producer p = new Producer(new Producer.Settings(queue, concurrency,
                     Math.min(concurrency + config.claimAhead(), config.maxClaimBatch()), config.claimAhead(),
@@ -75,7 +75,7 @@ final class WorkerServices {
         this.heartbeater = new Heartbeater(shared.store(), inFlight, workerId, config.lease(), executor::leaseOf,
                 config.heartbeatInterval(), config.asyncCommit());
         this.notifier = config.listen() ? new Notifier(listenerDataSource(), shared.schema().channel(), wakers,
-                config.listenerLivenessInterval(), shared.store().networkTimeout()) : null;
+                WorkerConfig.LISTENER_LIVENESS_INTERVAL, shared.store().networkTimeout()) : null;
         if (config.maintenance()) {
             this.maintainer = new Maintainer(shared.store(), config.maintenanceInterval(), shared.historyRetention(),
                     shared.deadJobRetention(), new CronEnqueuer(shared.store(), shared.schedules()), shared.observer());
@@ -96,12 +96,12 @@ final class WorkerServices {
             this.maintainer = null;
         }
         this.handlerDrain = new HandlerDrain(producers, inFlight, completer, config.shutdownGrace(),
-                config.interruptWait());
+                WorkerConfig.INTERRUPT_WAIT);
         // The maintainer's rounds may rightly be long (a vacuum): only services whose rounds are short are watched.
         List<Service> watched = new ArrayList<>(producers);
         watched.addAll(List.of(completer, heartbeater, queueSettings));
         watched.addAll(present(notifier, elector));
-        this.stallWatch = new StallWatch("docket-stall-watch-" + workerId, watched, config.stallTimeout(),
+        this.stallWatch = new StallWatch("docket-stall-watch-" + workerId, watched, WorkerConfig.STALL_TIMEOUT,
                 "a worker needs " + connectionsNeeded() + " pool connections (queues + 6, see Worker)");
         this.registry = new WorkerRegistry(shared.store(), WorkerRegistry.Identity.of(workerId, queues, handlers,
                 connectionsNeeded(), config.listen()), this::isListening, stallWatch::stalled, config.heartbeatInterval());
