@@ -94,14 +94,12 @@ abstract sealed class DocketOptions permits Docket.Builder {
     }
 
     /**
-     * Per-kind defaults for enqueue: the queue, priority, max attempts, tenant and
-     * {@code haltSequenceOnDeath} that jobs of {@code kind} get when their own {@link JobOptions} leave
-     * them unset, whether the enqueue passes options or not (other options, a sequence key or
-     * dependencies among them, are refused here: they belong to one job). Without it: queue {@code default}, priority 0, the kind's
-     * retry policy's max attempts, no tenant. {@link JobKind.Builder#defaults} declares the same
-     * with the rest of a kind's settings.
+     * What jobs of {@code kind} get where their own {@link JobOptions} leave it unset, whether the enqueue
+     * passes options or not: queue, priority, max attempts, tenant, whether a death halts the sequence.
+     * Without it: queue {@code default}, priority 0, the kind's retry policy's max attempts, no tenant.
+     * {@link JobKind.Builder#defaults} declares the same with the rest of a kind's settings.
      */
-    public Docket.Builder kindDefaults(String kind, JobOptions defaults) {
+    public Docket.Builder kindDefaults(String kind, KindDefaults defaults) {
         kinds.defaults(kind, defaults);
         return self();
     }

@@ -14,7 +14,7 @@ import java.util.function.UnaryOperator;
  * <pre>{@code
  * static final JobKind<SendEmail> SEND_EMAIL = JobKind.of("send_email", SendEmail.class)
  *         .retry(RetryPolicy.defaults().withMaxAttempts(5))
- *         .defaults(JobOptions.builder().queue("email").build())
+ *         .defaults(KindDefaults.builder().queue("email").build())
  *         .lease(Duration.ofMinutes(2))
  *         .build();
  *
@@ -51,7 +51,7 @@ public final class JobKind<T> {
     private final int payloadVersion;
     private final Map<Integer, UnaryOperator<JsonNode>> upcasters;
     private final RetryPolicy retry;
-    private final JobOptions defaults;
+    private final KindDefaults defaults;
     private final Duration lease;
     private final Duration timeout;
     private final Duration newerVersionWait;
@@ -104,8 +104,8 @@ public final class JobKind<T> {
         return retry;
     }
 
-    /** The options jobs of this kind get where their own leave them unset; {@link JobOptions#defaults()} by default. */
-    public JobOptions defaults() {
+    /** What jobs of this kind get where their own options leave it unset; {@link KindDefaults#none()} by default. */
+    public KindDefaults defaults() {
         return defaults;
     }
 
@@ -162,7 +162,7 @@ public final class JobKind<T> {
     /** {@code options} with this kind's defaults and payload version filled in where they are unset. */
     JobOptions resolve(JobOptions options) {
         Objects.requireNonNull(options, "options");
-        JobOptions resolved = options == JobOptions.defaults() ? defaults : options.withDefaults(defaults);
+        JobOptions resolved = options.withDefaults(defaults);
         if (resolved.payloadVersion() == null || (resolved.maxAttempts() == null && retry != null)) {
             JobOptions.Builder b = resolved.toBuilder();
             if (resolved.payloadVersion() == null) {
@@ -188,7 +188,7 @@ public final class JobKind<T> {
         private int payloadVersion = 1;
         private final TreeMap<Integer, UnaryOperator<JsonNode>> upcasters = new TreeMap<>();
         private RetryPolicy retry;
-        private JobOptions defaults = JobOptions.defaults();
+        private KindDefaults defaults = KindDefaults.none();
         private Duration lease;
         private Duration timeout;
         private Duration newerVersionWait = DEFAULT_NEWER_VERSION_WAIT;
@@ -235,23 +235,11 @@ public final class JobKind<T> {
         }
 
         /**
-         * Options for jobs of this kind that leave them unset: the queue, priority, tenant, max attempts
-         * and whether a dead job halts its sequence only. A run time, unique key, metadata, sequence key
-         * or dependency belongs to one job, not to its kind, and is refused here: each job's own options
-         * fill in what these leave, whether it passes options or not. Default {@link JobOptions#defaults()}.
+         * What jobs of this kind get where their own options leave it unset: queue, priority, max
+         * attempts, tenant, whether a death halts the sequence. Default {@link KindDefaults#none()}.
          */
-        public Builder<T> defaults(JobOptions defaults) {
+        public Builder<T> defaults(KindDefaults defaults) {
             Objects.requireNonNull(defaults, "defaults");
-            String perJob = defaults.runAt() != null ? "runAt" : defaults.delay() != null ? "delay"
-                    : defaults.uniqueKey() != null ? "uniqueKey" : defaults.uniqueFor() != null ? "uniqueFor"
-                    : !defaults.metadata().isEmpty() ? "metadata"
-                    : defaults.sequenceKey() != null ? "sequenceKey"
-                    : defaults.dependsOn().length > 0 ? "dependsOn"
-                    : defaults.payloadVersion() != null ? "payloadVersion (declare it with payloadVersion(...))" : null;
-            if (perJob != null) {
-                throw new IllegalArgumentException("defaults of kind '" + name + "' may set queue, priority, tenant, "
-                        + "maxAttempts and haltSequenceOnDeath only; they set " + perJob);
-            }
             this.defaults = defaults;
             return this;
         }

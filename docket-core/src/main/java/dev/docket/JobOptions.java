@@ -83,13 +83,29 @@ public final class JobOptions {
         return values.priority == null ? 0 : values.priority;
     }
 
-    /** These options with the kind's defaults ({@link Docket.Builder#kindDefaults}) for what they leave unset. */
-    JobOptions withDefaults(JobOptions kindDefaults) {
-        if (kindDefaults == null) {
+    /** The queue as set, or {@code null} (then {@code "default"}). */
+    String queueOrNull() {
+        return values.queue;
+    }
+
+    /** The priority as set, or {@code null} (then 0). */
+    Integer priorityOrNull() {
+        return values.priority;
+    }
+
+    /**
+     * These options with a kind's defaults for what they leave unset: every field {@link KindDefaults}
+     * holds, so a kind's defaults apply alike whether a job passes options or not.
+     */
+    JobOptions withDefaults(KindDefaults kindDefaults) {
+        if (kindDefaults == null || kindDefaults == KindDefaults.none()) {
             return this;
         }
+        if (this == DEFAULTS) {
+            return kindDefaults.asOptions();
+        }
         Builder b = toBuilder();
-        Builder d = kindDefaults.values;
+        Builder d = kindDefaults.asOptions().values;
         b.queue = orElse(b.queue, d.queue);
         b.priority = orElse(b.priority, d.priority);
         b.maxAttempts = orElse(b.maxAttempts, d.maxAttempts);

@@ -98,10 +98,8 @@ final class Kinds {
 
     private InsertRow row(String kindName, JobKind<?> kind, Object payload, JobOptions given) {
         Objects.requireNonNull(given, "options");
-        JobOptions kindDefaults = kind == null || kind.defaults() == JobOptions.defaults() ? null : kind.defaults();
         // The common call passes JobOptions.defaults(), which the kind's defaults replace whole: no copy per job.
-        JobOptions options = kindDefaults == null ? given
-                : given == JobOptions.defaults() ? kindDefaults : given.withDefaults(kindDefaults);
+        JobOptions options = kind == null ? given : given.withDefaults(kind.defaults());
         String json = codec.toJson(payload);
         Long runAtMicros = options.runAt() == null ? null : epochMicros(options.runAt());
         Long delayMillis = options.delay() == null ? null : options.delay().toMillis();
@@ -125,7 +123,7 @@ final class Kinds {
     static final class Declarations {
         private final Map<String, RetryPolicy> retryPolicies = new HashMap<>();
         private final Map<String, Integer> payloadVersions = new HashMap<>();
-        private final Map<String, JobOptions> defaults = new HashMap<>();
+        private final Map<String, KindDefaults> defaults = new HashMap<>();
         private final Map<String, JobKind<?>> declared = new HashMap<>();
 
         void retryPolicy(String kind, RetryPolicy policy) {
@@ -141,11 +139,9 @@ final class Kinds {
             payloadVersions.put(kind, version);
         }
 
-        void defaults(String kind, JobOptions options) {
+        void defaults(String kind, KindDefaults kindDefaults) {
             checkName(kind);
-            // Refused at the call, not at build(): the kind's own rule says what defaults may set.
-            JobKind.of(kind, Object.class).defaults(options);
-            defaults.put(kind, options);
+            defaults.put(kind, Objects.requireNonNull(kindDefaults, "defaults"));
         }
 
         void declare(JobKind<?> kind) {

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.docket.testing.DocketTest;
 import java.sql.Connection;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,7 +23,7 @@ class JobKindTest extends DocketTest {
 
     private static final JobKind<SendEmail> SEND_EMAIL = JobKind.of("send_email", SendEmail.class)
             .retry(RetryPolicy.defaults().withMaxAttempts(2).withBackoff(Duration.ofMillis(10), Duration.ofMillis(20)))
-            .defaults(JobOptions.builder().queue("email").priority(-3).tenant("acme").build())
+            .defaults(KindDefaults.builder().queue("email").priority(-3).tenant("acme").build())
             .build();
 
     /** The kind's defaults, version and retry policy's max attempts fill what the job's options leave unset. */
@@ -173,12 +172,12 @@ class JobKindTest extends DocketTest {
                 .withMessageContaining("lease of kind 'k' must be at least 1s");
         assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class).timeout(Duration.ZERO))
                 .withMessageContaining("timeout of kind 'k' must be positive");
-        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class)
-                        .defaults(JobOptions.builder().uniqueKey("one").build()))
-                .withMessageContaining("may set queue, priority, tenant, maxAttempts and haltSequenceOnDeath only; they set uniqueKey");
-        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class)
-                        .defaults(JobOptions.builder().runAt(Instant.EPOCH).build()))
-                .withMessageContaining("they set runAt");
+        assertThatIllegalArgumentException().isThrownBy(() -> KindDefaults.builder().queue("no spaces"))
+                .withMessageContaining("queue");
+        assertThatIllegalArgumentException().isThrownBy(() -> KindDefaults.builder().priority(40_000))
+                .withMessageContaining("priority must be between -32768 and 32767, was 40000");
+        assertThatIllegalArgumentException().isThrownBy(() -> KindDefaults.builder().maxAttempts(0))
+                .withMessageContaining("maxAttempts");
         assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class).payloadVersion(4)
                         .upcaster(1, t -> t).upcaster(3, t -> t).build())
                 .withMessageContaining("no upcaster from version 2 to 3");
@@ -193,18 +192,18 @@ class JobKindTest extends DocketTest {
     }
 
     /**
-     * A kind's defaults fill what a job leaves unset on both enqueue paths, with and without the job's
-     * own options. They once held a sequence key, which applied to enqueue(kind, p) and silently
-     * vanished from enqueue(kind, p, options): per-job options are now refused in a kind's defaults.
+     * Every field of a kind's defaults applies on both enqueue paths, with and without the job's own
+     * options, for a JobKind and for a string kind. (When the defaults were a JobOptions, a sequence key
+     * in them applied to enqueue(kind, p) and silently vanished from enqueue(kind, p, options): what
+     * belongs to one job can no longer be a kind's default.)
      */
     @Test
     void aKindsDefaultsHoldWithAndWithoutTheJobsOwnOptions() {
-        JobKind<SendEmail> halting = JobKind.of("halting", SendEmail.class)
-                .defaults(JobOptions.builder().queue("mail").tenant("acme").haltSequenceOnDeath(true).build())
-                .build();
-        Docket docket = docket(b -> b.kindDefaults("halting_string",
-                JobOptions.builder().queue("mail").tenant("acme").haltSequenceOnDeath(true).build()));
-        JobOptions own = JobOptions.builder().priority(5).sequenceKey("order-1").build();
+        KindDefaults defaults = KindDefaults.builder().queue("mail").priority(7).maxAttempts(4).tenant("acme")
+                .haltSequenceOnDeath(true).build();
+        JobKind<SendEmail> halting = JobKind.of("halting", SendEmail.class).defaults(defaults).build();
+        Docket docket = docket(b -> b.kindDefaults("halting_string", defaults));
+        JobOptions own = JobOptions.builder().sequenceKey("order-1").build();
 
         List<Long> ids = List.of(
                 docket.enqueue(halting, new SendEmail("a")).id(),
@@ -215,26 +214,18 @@ class JobKindTest extends DocketTest {
         for (long id : ids) {
             JobInfo job = docket.job(id).orElseThrow();
             assertThat(job.queue()).as("job %d", id).isEqualTo("mail");
+            assertThat(job.priority()).as("job %d", id).isEqualTo(7);
+            assertThat(job.maxAttempts()).as("job %d", id).isEqualTo(4);
             assertThat(job.tenant()).as("job %d", id).isEqualTo("acme");
             assertThat(queryLong("SELECT CASE WHEN sequence_halt THEN 1 ELSE 0 END FROM {s}.jobs WHERE id = ?", id))
                     .as("job %d halts its sequence", id).isEqualTo(1);
         }
         assertThat(docket.job(ids.get(1)).orElseThrow().sequenceKey()).isEqualTo("order-1");
-        assertThat(docket.job(ids.get(1)).orElseThrow().priority()).isEqualTo(5);
-    }
-
-    /** What belongs to one job is refused in a kind's defaults, however the kind is declared, at the call. */
-    @Test
-    void perJobOptionsAreRefusedInAKindsDefaults() {
-        JobOptions sequenced = JobOptions.builder().sequenceKey("order-1").build();
-        JobOptions dependent = JobOptions.builder().dependsOn(1L).build();
-        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class).defaults(sequenced))
-                .withMessageContaining("defaults of kind 'k' may set queue, priority, tenant, maxAttempts and "
-                        + "haltSequenceOnDeath only; they set sequenceKey");
-        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("k", SendEmail.class).defaults(dependent))
-                .withMessageContaining("they set dependsOn");
-        assertThatIllegalArgumentException().isThrownBy(() -> Docket.builder(dataSource()).kindDefaults("k", sequenced))
-                .withMessageContaining("they set sequenceKey");
+        JobInfo ownQueue = docket.job(docket.enqueue(halting, new SendEmail("e"), JobOptions.builder().queue("urgent")
+                .priority(-1).build()).id()).orElseThrow();
+        assertThat(ownQueue.queue()).as("the job's own options win").isEqualTo("urgent");
+        assertThat(ownQueue.priority()).isEqualTo(-1);
+        assertThat(ownQueue.tenant()).as("still the kind's").isEqualTo("acme");
     }
 
     /** Workflow steps and batch jobs of a JobKind carry the kind's settings, as enqueue(kind, payload) does. */

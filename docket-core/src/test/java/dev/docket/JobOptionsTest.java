@@ -139,7 +139,7 @@ class JobOptionsTest {
 
     @Test
     void kindDefaultsFillOnlyWhatWasLeftUnset() {
-        JobOptions kind = JobOptions.builder().queue("email").priority(-5).maxAttempts(3).tenant("acme").build();
+        KindDefaults kind = KindDefaults.builder().queue("email").priority(-5).maxAttempts(3).tenant("acme").build();
 
         JobOptions plain = JobOptions.defaults().withDefaults(kind);
         assertThat(plain.queue()).isEqualTo("email");
@@ -150,7 +150,7 @@ class JobOptionsTest {
         JobOptions explicit = JobOptions.builder().queue("default").priority(0).maxAttempts(9).tenant("other").build();
         assertThat(explicit.withDefaults(kind)).isEqualTo(explicit);
         assertThat(explicit.withDefaults(null)).isSameAs(explicit);
-        assertThat(JobOptions.defaults().withDefaults(JobOptions.defaults())).isEqualTo(JobOptions.defaults());
+        assertThat(JobOptions.defaults().withDefaults(KindDefaults.none())).isEqualTo(JobOptions.defaults());
     }
 
     @Test

@@ -145,7 +145,7 @@ class QueueControlTest extends DocketTest {
     /** Kind defaults fill what a job's options leave unset, and never override what they set. */
     @Test
     void kindDefaultsApplyToUnsetOptions() {
-        Docket docket = docket(b -> b.kindDefaults("mail", JobOptions.builder().queue("email").priority(-5).maxAttempts(3)
+        Docket docket = docket(b -> b.kindDefaults("mail", KindDefaults.builder().queue("email").priority(-5).maxAttempts(3)
                 .build()));
         JobInfo plain = docket.job(docket.enqueue("mail", new Item(1))).orElseThrow();
         assertThat(plain.queue()).isEqualTo("email");

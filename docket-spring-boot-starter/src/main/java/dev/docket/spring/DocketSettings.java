@@ -1,7 +1,7 @@
 package dev.docket.spring;
 
 import dev.docket.Docket;
-import dev.docket.JobOptions;
+import dev.docket.KindDefaults;
 import dev.docket.RateLimit;
 import dev.docket.RetryPolicy;
 import dev.docket.Worker;
@@ -58,7 +58,7 @@ final class DocketSettings {
         }
         if (kind.queue() != null || kind.priority() != null) {
             set(prefix, kind, () -> {
-                JobOptions.Builder defaults = JobOptions.builder();
+                KindDefaults.Builder defaults = KindDefaults.builder();
                 if (kind.queue() != null) {
                     defaults.queue(kind.queue());
                 }
