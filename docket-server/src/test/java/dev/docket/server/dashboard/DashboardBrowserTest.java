@@ -438,6 +438,14 @@ class DashboardBrowserTest {
         assertThat(docket.job(newsletterJob).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 .badge"), "cancelled"));
         assertThat(driver.findElements(By.id("job-cancel"))).isEmpty();
+        @SuppressWarnings("unchecked")
+        List<String> timeline = (List<String>) ((JavascriptExecutor) driver).executeScript(
+                "return [...document.querySelectorAll('.timeline li')].map(li => li.textContent);");
+        assertThat(timeline).as("a finished job's timeline ends at its finish: no due time after it")
+                .hasSize(2).satisfies(t -> {
+                    assertThat(t.get(0)).startsWith("Enqueued");
+                    assertThat(t.get(1)).startsWith("Cancelled");
+                });
     }
 
     @Test
