@@ -10,6 +10,7 @@ import dev.docket.PermanentJobFailure;
 import dev.docket.RateLimit;
 import dev.docket.RetryPolicy;
 import dev.docket.Worker;
+import dev.docket.WorkflowInfo;
 import dev.docket.server.DocketServer;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.TokenStore;
@@ -163,6 +164,10 @@ class DashboardBrowserTest {
                 .handler("resize_image", Item.class, (item, ctx) -> releaseBlocker.await())
                 .handler("report", Item.class, (item, ctx) -> { })
                 .handler("newsletter", Item.class, (item, ctx) -> { })
+                .handler("wf_ok", Item.class, (item, ctx) -> { })
+                .handler("wf_fail", Item.class, (item, ctx) -> {
+                    throw new PermanentJobFailure("the step fails every time");
+                })
                 .start();
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() ->
                 count("jobs", "state = 'running'") == 1
@@ -726,6 +731,66 @@ class DashboardBrowserTest {
         driver.findElement(By.id("logout")).click();
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
         assertThat(cspMessages()).isEmpty();
+    }
+
+    /** A finished workflow offers no action; a failed one offers Retry only, and says what it retried. */
+    @Test
+    void aWorkflowOffersOnlyTheActionsItsStateAllowsAndSaysWhatTheyDid() {
+        long done = docket.enqueueWorkflow(dev.docket.Workflow.builder("all good")
+                .step("only", "wf_ok", new Item(1), JobOptions.defaults()).build());
+        long failed = docket.enqueueWorkflow(dev.docket.Workflow.builder("doomed")
+                .step("charge", "wf_fail", new Item(1), JobOptions.defaults()).build());
+        try {
+            Awaitility.await().atMost(WAIT).until(() -> status(done) == WorkflowInfo.Status.COMPLETED
+                    && status(failed) == WorkflowInfo.Status.FAILED);
+            login(ADMIN);
+            go("#/workflows/" + done);
+            awaitLoaded();
+            assertThat(text(By.id("workflow-status"))).isEqualTo("completed");
+            assertThat(driver.findElements(By.id("workflow-retry"))).as("nothing failed").isEmpty();
+            assertThat(driver.findElements(By.id("workflow-cancel"))).as("nothing unfinished").isEmpty();
+
+            go("#/workflows/" + failed);
+            awaitLoaded();
+            assertThat(text(By.id("workflow-status"))).isEqualTo("failed");
+            assertThat(driver.findElements(By.id("workflow-cancel"))).as("nothing unfinished").isEmpty();
+            click(By.id("workflow-retry"));
+            wait.until(ExpectedConditions.textToBe(By.id("flash"), "Retried 1 dead step."));
+        } finally {
+            Awaitility.await().atMost(WAIT).until(() -> status(failed) != WorkflowInfo.Status.RUNNING);
+            db.execute("DELETE FROM " + schema + ".dead_jobs WHERE kind = 'wf_fail'");
+        }
+    }
+
+    /** Cancel shows while steps are unfinished and says how many it cancelled; then Retry takes its place. */
+    @Test
+    void cancellingAWorkflowSaysHowManyStepsItCancelledAndRetryBringsThemBack() {
+        JobOptions unserved = JobOptions.builder().queue("wf_idle").build();
+        long id = docket.enqueueWorkflow(dev.docket.Workflow.builder("idle")
+                .step("first", "wf_first", new Item(1), unserved)
+                .step("second", "wf_second", new Item(2), unserved, "first")
+                .step("third", "wf_third", new Item(3), unserved, "second")
+                .build());
+        try {
+            login(ADMIN);
+            go("#/workflows/" + id);
+            awaitLoaded();
+            assertThat(driver.findElements(By.id("workflow-retry"))).as("nothing dead or cancelled").isEmpty();
+            click(By.id("workflow-cancel"));
+            wait.until(ExpectedConditions.textToBe(By.id("flash"), "Cancelled 3 steps."));
+            wait.until(ExpectedConditions.textToBe(By.id("workflow-status"), "cancelled"));
+            assertThat(driver.findElements(By.id("workflow-cancel"))).isEmpty();
+            click(By.id("workflow-retry"));
+            wait.until(ExpectedConditions.textToBe(By.id("flash"), "Retried 3 cancelled steps."));
+            wait.until(ExpectedConditions.textToBe(By.id("workflow-status"), "running"));
+            assertThat(driver.findElements(By.id("workflow-retry"))).isEmpty();
+        } finally {
+            docket.admin().cancelWorkflow(id);
+        }
+    }
+
+    private WorkflowInfo.Status status(long workflow) {
+        return docket.admin().workflow(workflow).orElseThrow().status();
     }
 
     /** The check above can fail: an inline script, which the CSP blocks, shows up in the console log we read. */
