@@ -75,6 +75,15 @@ class DashboardBrowserTest {
     /** What the secret job's handler records: markup, to see that it is shown as text. */
     private static final String RECEIPT = "<b>receipt-marker-51c9</b>";
     private static final int SENT_EMAILS = 55;
+    /** The two widths every route is checked and shown at: a laptop, and a phone. */
+    private static final int WIDE = 1280;
+    private static final int NARROW = 420;
+    /**
+     * Where the README's screenshots go when asked for: {@code -Ddocket.screenshots=docs/screenshots} (or
+     * {@code DOCKET_SCREENSHOTS}), a relative path being taken from the repository's root. Unset, the
+     * screenshots go to target/screenshots only.
+     */
+    private static final String SCREENSHOTS = System.getProperty("docket.screenshots", System.getenv("DOCKET_SCREENSHOTS"));
 
     record Email(String to) {
     }
@@ -181,7 +190,7 @@ class DashboardBrowserTest {
         options.setBinary(CHROMIUM.toFile());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--window-size=1440,1000", "--user-data-dir=" + userDataDir);
+                "--window-size=" + WIDE + ",1000", "--user-data-dir=" + userDataDir);
         LoggingPreferences logs = new LoggingPreferences();
         logs.enable(LogType.BROWSER, Level.ALL);
         options.setCapability(ChromeOptions.LOGGING_PREFS, logs);
@@ -793,6 +802,112 @@ class DashboardBrowserTest {
         return docket.admin().workflow(workflow).orElseThrow().status();
     }
 
+    /**
+     * Every route of the dashboard (the router's own list, each :id given a job or workflow of this class),
+     * the login page and an unknown route, at 1280 and at 420 px: no page is wider than the screen, every
+     * placeholder shows whole, every checkbox sits by its label. The README's screenshots are taken here.
+     */
+    @Test
+    void everyRouteFitsTheScreenAt1280And420Px() throws IOException {
+        long workflow = docket.enqueueWorkflow(dev.docket.Workflow.builder("nightly export")
+                .step("dump_orders", "wf_dump", new Item(1), JobOptions.builder().queue("wf_fit").build())
+                .step("compress", "wf_compress", new Item(2), JobOptions.builder().queue("wf_fit").build(), "dump_orders")
+                .step("checksum", "wf_checksum", new Item(3), JobOptions.builder().queue("wf_fit").build(), "dump_orders")
+                .step("upload_to_storage", "wf_upload", new Item(4), JobOptions.builder().queue("wf_fit").build(),
+                        "compress", "checksum")
+                .build());
+        docket.admin().setRateLimit(RateLimit.ofKind("send_email", 100, Duration.ofSeconds(1)));
+        Dimension before = driver.manage().window().getSize();
+        try {
+            List<String> checked = new ArrayList<>();
+            for (int width : List.of(WIDE, NARROW)) {
+                driver.manage().window().setSize(new Dimension(width, 1000));
+                String suffix = width == WIDE ? "" : "-" + width;
+                signedOut();
+                assertFits("login", width);
+                documentationScreenshot("login" + suffix);
+                login(ADMIN);
+                for (String pattern : routePatterns()) {
+                    String hash = "#/" + pattern.replace("jobs/:id", "jobs/" + flakyJob)
+                            .replace("workflows/:id", "workflows/" + workflow);
+                    assertThat(hash).as("an example for every parameter of %s", pattern).doesNotContain(":");
+                    go(hash);
+                    awaitLoaded();
+                    assertFits(hash, width);
+                    checked.add(hash + " at " + width);
+                    String name = DOCUMENTED.get(pattern);
+                    if (name != null) {
+                        documentationScreenshot(name + suffix);
+                    }
+                }
+                go("#/no/such/page");
+                wait.until(ExpectedConditions.textToBe(By.id("not-found"), "Not found"));
+                assertFits("#/no/such/page", width);
+                driver.findElement(By.id("logout")).click();
+                wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+            }
+            assertThat(checked).as("the router's routes, at both widths").hasSize(14);
+        } finally {
+            driver.manage().window().setSize(before);
+            docket.admin().removeRateLimit(RateLimit.Scope.KIND, "send_email");
+            docket.admin().cancelWorkflow(workflow);
+        }
+    }
+
+    /** The routes the README shows, by pattern, and the name of each one's screenshot. */
+    private static final Map<String, String> DOCUMENTED = Map.of("overview", "overview", "jobs", "jobs",
+            "jobs/:id", "job", "dlq", "dead-letters", "doctor", "doctor", "workflows/:id", "workflow");
+
+    /** The router's patterns ("jobs/:id"), read from the running dashboard's own module. */
+    @SuppressWarnings("unchecked")
+    private List<String> routePatterns() {
+        List<String> patterns = (List<String>) ((JavascriptExecutor) driver).executeAsyncScript("""
+                const done = arguments[arguments.length - 1];
+                import('/assets/js/app.js').then(m => done(m.ROUTES.map(r => r.pattern)), e => done(String(e)));""");
+        assertThat(patterns).contains("overview", "jobs", "jobs/:id", "dlq", "doctor", "workflows", "workflows/:id");
+        return patterns;
+    }
+
+    /** The page is no wider than the window; placeholders are not clipped; checkboxes sit by their labels. */
+    private void assertFits(String page, int width) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> m = (Map<String, Object>) ((JavascriptExecutor) driver).executeScript("""
+                const doc = document.documentElement;
+                const inScrollBox = e => {
+                    for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+                        if (getComputedStyle(p).overflowX !== 'visible') return true;
+                    }
+                    return false;
+                };
+                const wider = [...document.querySelectorAll('body *')]
+                    .filter(e => e.getBoundingClientRect().right > doc.clientWidth + 0.5 && e.getClientRects().length)
+                    .filter(e => e.parentElement.getBoundingClientRect().right <= doc.clientWidth + 0.5 && !inScrollBox(e))
+                    .map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + '.' + [...e.classList].join('.'));
+                const canvas = document.createElement('canvas').getContext('2d');
+                const clipped = [...document.querySelectorAll('input[placeholder]')].filter(i => i.offsetParent).filter(i => {
+                    const cs = getComputedStyle(i);
+                    canvas.font = cs.font;
+                    const room = i.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+                    return canvas.measureText(i.placeholder).width > room;
+                }).map(i => i.id + ': ' + i.placeholder);
+                const apart = [...document.querySelectorAll('label > input[type=checkbox]')].filter(c => c.offsetParent).filter(c => {
+                    // A checkbox stretched like a text field draws its box in the middle, far from the text.
+                    if (c.getBoundingClientRect().width > 24) return true;
+                    const text = [...c.parentElement.childNodes].find(n => n.nodeType === 3 && n.textContent.trim());
+                    if (!text) return false;
+                    const range = document.createRange();
+                    range.selectNodeContents(text);
+                    const gap = range.getBoundingClientRect().left - c.getBoundingClientRect().right;
+                    return gap > 12;
+                }).map(c => c.id);
+                return {scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, innerWidth: innerWidth,
+                        wider: wider, clipped: clipped, apart: apart};""");
+        assertThat((Long) m.get("scrollWidth")).as("%s at %d px is no wider than the window (%s px); too wide: %s",
+                page, width, m.get("clientWidth"), m.get("wider")).isLessThanOrEqualTo((Long) m.get("clientWidth"));
+        assertThat((List<?>) m.get("clipped")).as("%s at %d px: placeholders cut off", page, width).isEmpty();
+        assertThat((List<?>) m.get("apart")).as("%s at %d px: checkboxes far from their labels", page, width).isEmpty();
+    }
+
     /** The check above can fail: an inline script, which the CSP blocks, shows up in the console log we read. */
     @Test
     void theConsoleCheckSeesAViolation() {
@@ -828,6 +943,28 @@ class DashboardBrowserTest {
         } finally {
             driver.manage().window().setSize(window);
         }
+    }
+
+    /**
+     * A screenshot for the README: to target/screenshots as every other, and to the folder
+     * {@code docket.screenshots} names when it is set.
+     */
+    private void documentationScreenshot(String name) throws IOException {
+        screenshot(name);
+        if (SCREENSHOTS == null || SCREENSHOTS.isBlank()) {
+            return;
+        }
+        Path dir = Path.of(SCREENSHOTS);
+        if (!dir.isAbsolute()) {
+            Path root = Path.of("").toAbsolutePath();
+            while (root.getParent() != null && !Files.exists(root.resolve("mvnw"))) {
+                root = root.getParent();
+            }
+            dir = root.resolve(SCREENSHOTS);
+        }
+        Files.createDirectories(dir);
+        Files.copy(Path.of("target", "screenshots", name + ".png"), dir.resolve(name + ".png"),
+                StandardCopyOption.REPLACE_EXISTING);
     }
 
     private void login(String token) {
