@@ -908,6 +908,29 @@ class DashboardBrowserTest {
         assertThat((List<?>) m.get("apart")).as("%s at %d px: checkboxes far from their labels", page, width).isEmpty();
     }
 
+    /**
+     * The overview's charts open at the window that holds their data: 5 min for activity 3 minutes old,
+     * 15 min for activity 6 minutes old, 1 h for activity older than 15 min, 5 min for none.
+     */
+    @Test
+    void theChartsOpenAtTheWindowThatHoldsTheirData() {
+        login(ADMIN);
+        awaitLoaded();
+        @SuppressWarnings("unchecked")
+        List<Long> windows = (List<Long>) ((JavascriptExecutor) driver).executeAsyncScript("""
+                const done = arguments[arguments.length - 1];
+                const now = Date.now();
+                const at = (minutesAgo, completed) => ({t: now - minutesAgo * 60000,
+                    queues: new Map([['default', {completed, failed: 0}]])});
+                import('/assets/js/overview.js').then(m => done([
+                    m.fittingWindow([at(3, 5), at(0, 5)], now),
+                    m.fittingWindow([at(50, 0), at(6, 1), at(0, 0)], now),
+                    m.fittingWindow([at(16, 2), at(0, 2)], now),
+                    m.fittingWindow([at(50, 0), at(0, 0)], now),
+                    m.fittingWindow([], now)]), e => done(String(e)));""");
+        assertThat(windows).containsExactly(300_000L, 900_000L, 3_600_000L, 300_000L, 300_000L);
+    }
+
     /** The check above can fail: an inline script, which the CSP blocks, shows up in the console log we read. */
     @Test
     void theConsoleCheckSeesAViolation() {
