@@ -314,8 +314,8 @@ export function renderOverview(main, route, session, ui) {
     failures.setWindow(chartWindow);
   }
 
-  const throughput = new TimeChart(throughputBox, { label: 'Completed jobs per minute, last hour', format: (v) => num(v) });
-  const failures = new TimeChart(failuresBox, { label: 'Failed attempts per minute, last hour', format: (v) => num(v) });
+  const throughput = new TimeChart(throughputBox, { label: 'Completed jobs per minute', format: (v) => num(v) });
+  const failures = new TimeChart(failuresBox, { label: 'Failed attempts per minute', format: (v) => num(v) });
   showWindow();
 
   function drawCharts() {
