@@ -243,7 +243,25 @@ class JobExplainTest extends DocketTest {
 
         assertThat(r.code()).isEqualTo(Code.FINISHED);
         assertThat(r.facts()).containsEntry("finishedAt", done.finishedAt().toString());
+        assertThat(r.message()).isEqualTo("Not waiting: it completed at " + done.finishedAt() + ".");
         assertThat(docket.admin().explain(id + 1000)).isEmpty();
+    }
+
+    /** The advice to a dead job ends the sentence: the time is when it died, not when a retry would run. */
+    @Test
+    void aDeadJobSaysWhenItDiedThenThatARetryRunsItAgain() {
+        Docket docket = docket();
+        serve(docket, "default", 1, (t, ctx) -> {
+            throw new PermanentJobFailure("card declined");
+        });
+        long id = docket.enqueue("task", new Task(1));
+        JobInfo dead = awaitState(docket, id, JobState.DEAD, WAIT);
+
+        Reason r = first(explain(docket, id));
+
+        assertThat(r.code()).isEqualTo(Code.FINISHED);
+        assertThat(r.message()).isEqualTo("Not waiting: it moved to the dead-letter table at " + dead.finishedAt()
+                + " (" + dead.deadReason() + "); retry it to run it again.");
     }
 
     /** A running job whose worker's lease ran out (its heartbeats stopped) says the rescuer takes it back. */

@@ -1,4 +1,5 @@
-// Boot and routing: hash routes (#/overview, #/jobs, #/jobs/ID, #/dlq, #/doctor, #/workflows/ID), one view at a time.
+// Boot and routing: hash routes (ROUTES below: #/overview, #/jobs, #/jobs/ID, #/dlq, #/doctor, #/workflows/ID),
+// one view at a time.
 // A view is a function (main, route, session) that renders into main and may return a cleanup
 // function, called before the next view renders (to stop its timers).
 
@@ -47,6 +48,30 @@ function setNav(active) {
   }
 }
 
+/**
+ * Every page of the dashboard, matched against the hash's path segments (":id" matches any one);
+ * nav is the top-bar entry the page marks. The browser tests visit each one (they import this list).
+ */
+export const ROUTES = [
+  { pattern: 'overview', nav: 'overview', view: renderOverview },
+  { pattern: 'jobs', nav: 'jobs', view: renderJobs },
+  { pattern: 'jobs/:id', nav: 'jobs', view: renderJob },
+  { pattern: 'dlq', nav: 'dlq', view: renderDeadLetters },
+  { pattern: 'doctor', nav: 'doctor', view: renderDoctor },
+  // Reached from a step's job page (its workflow tag) or by id; the narrow top bar has no room for a link.
+  { pattern: 'workflows', nav: null, view: renderWorkflow },
+  { pattern: 'workflows/:id', nav: null, view: renderWorkflow },
+];
+
+function routeOf(path) {
+  // No path, or #/login once logged in, is the overview.
+  if (!path.length || (path.length === 1 && path[0] === 'login')) return ROUTES[0];
+  return ROUTES.find((r) => {
+    const parts = r.pattern.split('/');
+    return parts.length === path.length && parts.every((p, i) => p === ':id' || p === path[i]);
+  }) || { nav: null, view: renderNotFound };
+}
+
 function route() {
   if (!session) {
     showLogin();
@@ -58,31 +83,8 @@ function route() {
   topbar.hidden = false;
   document.getElementById('role').textContent = session.role;
   const r = parseHash(location.hash);
-  const [section, id] = r.path;
-  let view;
-  if (section === 'jobs' && id) {
-    setNav('jobs');
-    view = renderJob;
-  } else if (section === 'jobs') {
-    setNav('jobs');
-    view = renderJobs;
-  } else if (section === 'dlq') {
-    setNav('dlq');
-    view = renderDeadLetters;
-  } else if (section === 'workflows') {
-    // Reached from a step's job page (its workflow tag) or by id; the narrow top bar has no room for a link.
-    setNav(null);
-    view = renderWorkflow;
-  } else if (section === 'doctor') {
-    setNav('doctor');
-    view = renderDoctor;
-  } else if (!section || section === 'overview' || section === 'login') {
-    setNav('overview');
-    view = renderOverview;
-  } else {
-    setNav(null);
-    view = renderNotFound;
-  }
+  const { nav, view } = routeOf(r.path);
+  setNav(nav);
   replace(main);
   delete main.dataset.loaded;
   window.scrollTo(0, 0);

@@ -17,7 +17,7 @@ export function renderDeadLetters(main, route, session, ui) {
   const selected = new Set();
 
   const kind = h('input', { name: 'kind', id: 'dlq-kind', list: 'dlq-kind-names', value: filters.kind, placeholder: 'any', autocomplete: 'off' });
-  const error = h('input', { name: 'errorContains', id: 'dlq-error', value: filters.errorContains, placeholder: 'text in the error or reason', autocomplete: 'off' });
+  const error = h('input', { name: 'errorContains', id: 'dlq-error', class: 'wide', value: filters.errorContains, placeholder: 'text in the error or reason', autocomplete: 'off' });
   const kindNames = h('datalist', { id: 'dlq-kind-names' });
   const form = h('form', { class: 'filters', id: 'dlq-filters' },
     field('Kind', kind), field('Error contains', error),

@@ -259,7 +259,9 @@ function facts(job) {
 function timeline(job) {
   const events = [];
   events.push({ at: job.createdAt, label: 'Enqueued' });
-  if (job.runAt && job.runAt !== job.createdAt) {
+  // A job that finished before its run time never became due: a cancelled scheduled job shows no "Due in 1 min".
+  const dueAfterFinish = job.finishedAt && Date.parse(job.runAt) > Date.parse(job.finishedAt);
+  if (job.runAt && job.runAt !== job.createdAt && !dueAfterFinish) {
     const retry = job.errors.length > 0 && job.attempt > 0;
     events.push({ at: job.runAt, label: Date.parse(job.runAt) > Date.now() ? (retry ? 'Retry due' : 'Due') : (retry ? 'Retry became due' : 'Became due') });
   }

@@ -1,5 +1,5 @@
-// Overview: the queues now (depth by state, lag, running, dead letters, pickup latency) and the
-// last hour of throughput and failures, polled every few seconds. The chart series live in this
+// Overview: the queues now (depth by state, lag, running, dead letters, pickup latency) and up to the
+// last hour of throughput and failures (the window opens fitted to the data), polled every few seconds. The chart series live in this
 // module for as long as the page is open; opening the overview also fetches the server's last
 // hour, so the charts are full even right after a reload.
 
@@ -16,8 +16,22 @@ const ALL = '';
 /** Samples: {t: epoch ms (browser clock), queues: Map(queue -> {completed, failed})}, oldest first. */
 let samples = [];
 let chartQueue = ALL;
-let chartWindow = WINDOW_MS;
 const WINDOWS = [[300_000, '5 min', 'Last 5 minutes'], [900_000, '15 min', 'Last 15 minutes'], [3600_000, '1 h', 'Last hour']];
+let chartWindow = WINDOWS[0][0];
+/** Whether someone picked a window here: then it stays, else each opening of the overview fits one to the data. */
+let windowPicked = false;
+
+/**
+ * The window the charts open at: the smallest that reaches back to the first sample with a completion
+ * or a failure (so a young cluster is not a thin line at the right of an empty hour), 5 min when no
+ * sample has one, 1 h when the activity is older than that.
+ */
+export function fittingWindow(series, now) {
+  const first = series.find((s) => [...s.queues.values()].some((q) => q.completed > 0 || q.failed > 0));
+  const age = first ? now - first.t : 0;
+  const fit = WINDOWS.find(([ms]) => ms >= age);
+  return (fit || WINDOWS[WINDOWS.length - 1])[0];
+}
 
 function sampleOf(t, rows) {
   const queues = new Map();
@@ -260,6 +274,7 @@ export function renderOverview(main, route, session, ui) {
     on: {
       click: () => {
         chartWindow = ms;
+        windowPicked = true;
         showWindow();
         drawCharts();
       },
@@ -299,8 +314,8 @@ export function renderOverview(main, route, session, ui) {
     failures.setWindow(chartWindow);
   }
 
-  const throughput = new TimeChart(throughputBox, { label: 'Completed jobs per minute, last hour', format: (v) => num(v) });
-  const failures = new TimeChart(failuresBox, { label: 'Failed attempts per minute, last hour', format: (v) => num(v) });
+  const throughput = new TimeChart(throughputBox, { label: 'Completed jobs per minute', format: (v) => num(v) });
+  const failures = new TimeChart(failuresBox, { label: 'Failed attempts per minute', format: (v) => num(v) });
   showWindow();
 
   function drawCharts() {
@@ -334,6 +349,8 @@ export function renderOverview(main, route, session, ui) {
 
   let polling = false;
   let pollAgain = false;
+  /** Whether this opening of the overview has fitted the window to the data (at its first poll). */
+  let fitted = false;
 
   /** One poll at a time: a poll asked for while one runs (after an action) runs right after it. */
   async function poll() {
@@ -361,6 +378,11 @@ export function renderOverview(main, route, session, ui) {
       renderTenants(tenantsEl, settings.runningByTenant || []);
       rateLimits.update(limits.rateLimits || []);
       syncQueueSelect();
+      if (!windowPicked && !fitted) {
+        fitted = true;
+        chartWindow = fittingWindow(samples, now);
+        showWindow();
+      }
       drawCharts();
       lastOk = now;
       showUpdated();

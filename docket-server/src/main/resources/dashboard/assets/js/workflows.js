@@ -4,11 +4,14 @@
 
 import { api } from './api.js';
 import { h, svg, replace, note, time, stateBadge, actionButton } from './dom.js';
+import { flashArea } from './widgets.js';
 
 const BOX_W = 170;
 const BOX_H = 46;
 const GAP_X = 70;
 const GAP_Y = 22;
+
+const LIVE = new Set(['scheduled', 'ready', 'running', 'waiting']);
 
 export function renderWorkflow(main, route, session, ui) {
   const id = route.path[1];
@@ -18,9 +21,42 @@ export function renderWorkflow(main, route, session, ui) {
   }
   let stopped = false;
   let timer = null;
+  const flash = flashArea();
   const body = h('div', { id: 'workflow-body' }, h('p', { class: 'loading', text: 'Loading…' }));
   const head = h('div', { class: 'page-head' }, h('h1', { text: 'Workflow ' + id }));
-  replace(main, head, body);
+  replace(main, head, flash, body);
+
+  /** Runs a workflow action, then says what it did (from the count the API answers) and reloads. */
+  async function act(label, path, said) {
+    flash.clear();
+    try {
+      const changed = await api.post(path);
+      flash.show(said(changed.steps), 'ok');
+    } catch (e) {
+      flash.show(label + ' failed: ' + e.message, 'error');
+    }
+    clearTimeout(timer);
+    await load();
+  }
+
+  /** Only what applies: Retry while a step is dead or cancelled, Cancel while a step is unfinished. */
+  function actions(w) {
+    if (!session.canOperate) return null;
+    const dead = w.steps.filter((s) => s.state === 'dead').length;
+    const cancelled = w.steps.filter((s) => s.state === 'cancelled').length;
+    const unfinished = w.steps.filter((s) => LIVE.has(s.state)).length;
+    if (!dead && !cancelled && !unfinished) return null;
+    return h('div', { class: 'actions', id: 'workflow-actions' },
+      dead || cancelled ? actionButton('Retry failed steps', () => act('Retry', '/api/workflows/' + w.id + '/retry',
+        (n) => retried(n, dead, cancelled)), {
+        class: 'button quiet', id: 'workflow-retry',
+        title: 'Re-run the dead and cancelled steps and what waits for them',
+      }) : null,
+      unfinished ? actionButton('Cancel', () => act('Cancel', '/api/workflows/' + w.id + '/cancel',
+        (n) => (n ? 'Cancelled ' + stepCount(n) + '.' : 'Nothing to cancel: every step has finished.')), {
+        class: 'button quiet', id: 'workflow-cancel', title: 'Cancel the ' + stepCount(unfinished) + ' not finished',
+      }) : null);
+  }
 
   async function load() {
     let w;
@@ -36,11 +72,7 @@ export function renderWorkflow(main, route, session, ui) {
       h('div', {},
         h('h1', {}, 'Workflow ' + w.id + ' ', h('span', { class: ['badge', 'wf-status-' + w.status], id: 'workflow-status', text: w.status })),
         h('p', { class: 'subtitle' }, h('span', { id: 'workflow-name', text: w.name }), ' · created ', time(w.createdAt))),
-      session.role === 'operator' || session.role === 'admin' ? h('div', { class: 'actions' },
-        actionButton('Retry failed steps', async () => { await api.post('/api/workflows/' + w.id + '/retry'); load(); },
-          { class: 'button quiet', id: 'workflow-retry' }),
-        actionButton('Cancel', async () => { await api.post('/api/workflows/' + w.id + '/cancel'); load(); },
-          { class: 'button quiet', id: 'workflow-cancel' })) : null);
+      actions(w));
     replace(body, graph(w.steps), table(w.steps));
     ui.loaded();
     if (w.status === 'running') timer = setTimeout(load, 2000);
@@ -50,6 +82,19 @@ export function renderWorkflow(main, route, session, ui) {
     stopped = true;
     clearTimeout(timer);
   };
+}
+
+function stepCount(n) {
+  return n + (n === 1 ? ' step' : ' steps');
+}
+
+/** "Retried 1 dead step.", "Retried 3 steps: 1 dead, 2 cancelled." (the states the page showed before). */
+function retried(n, dead, cancelled) {
+  if (!n) return 'Nothing retried: no step is dead or cancelled now.';
+  if (n === dead && !cancelled) return 'Retried ' + n + ' dead ' + (n === 1 ? 'step' : 'steps') + '.';
+  if (n === cancelled && !dead) return 'Retried ' + n + ' cancelled ' + (n === 1 ? 'step' : 'steps') + '.';
+  if (n === dead + cancelled) return 'Retried ' + stepCount(n) + ': ' + dead + ' dead, ' + cancelled + ' cancelled.';
+  return 'Retried ' + stepCount(n) + '.';
 }
 
 function renderOpen(main, ui) {
@@ -110,12 +155,12 @@ function graph(steps) {
 }
 
 function table(steps) {
-  return h('table', { class: 'table', id: 'workflow-steps' },
+  return h('div', { class: 'table-wrap' }, h('table', { class: 'table', id: 'workflow-steps' },
     h('thead', {}, h('tr', {}, ['Step', 'Job', 'Kind', 'State', 'Waits for'].map((t) => h('th', { text: t })))),
     h('tbody', {}, steps.map((s) => h('tr', { data: { step: s.name } },
       h('td', { text: s.name }),
       h('td', {}, h('a', { href: '#/jobs/' + s.jobId, text: String(s.jobId) })),
       h('td', { text: s.kind || '—' }),
       h('td', {}, s.state ? stateBadge(s.state) : h('span', { class: 'muted', text: 'gone' })),
-      h('td', { text: s.after.join(', ') || '—' })))));
+      h('td', { text: s.after.join(', ') || '—' }))))));
 }

@@ -60,13 +60,15 @@ public final class JobExplainer {
         if (job.deadReason() != null) {
             facts.put("reason", job.deadReason());
         }
+        // The time belongs to the event, before any advice: "... at T (reason); retry it ...".
         String what = switch (job.state()) {
-            case COMPLETED -> "it completed";
-            case CANCELLED -> "it was cancelled";
-            default -> "it is in the dead-letter table (" + job.deadReason() + "); retry it to run it again";
+            case COMPLETED -> "it completed at " + job.finishedAt() + ".";
+            case CANCELLED -> "it was cancelled at " + job.finishedAt() + ".";
+            default -> "it moved to the dead-letter table at " + job.finishedAt() + " (" + job.deadReason()
+                    + "); retry it to run it again.";
         };
         return new JobExplanation(job.id(), job.state(), job.queue(), job.kind(),
-                List.of(new Reason(Code.FINISHED, "Not waiting: " + what + " at " + job.finishedAt() + ".", facts)));
+                List.of(new Reason(Code.FINISHED, "Not waiting: " + what, facts)));
     }
 
     private List<Reason> running(LiveJob job, List<WorkerInfo> workers) {

@@ -41,8 +41,8 @@ import sun.misc.SignalHandler;
                 "",
                 "Kill a worker with kill -9 PID (the pids are printed): its running jobs come back after the lease "
                         + "and the demo starts a new worker 5 s later. Ctrl-C stops everything: the workers "
-                        + "drain, then the server and PostgreSQL stop. The database is deleted on exit, and PostgreSQL "
-                        + "stops even when the demo is killed with kill -9."})
+                        + "drain, then the server and PostgreSQL stop. The database is deleted on exit; killed with kill -9, "
+                        + "the demo's PostgreSQL, workers and database are gone within 5 s."})
 final class DemoCommand implements Callable<Integer> {
 
     private static final String HOST = "127.0.0.1";

@@ -2,6 +2,7 @@ package dev.docket.server.cli;
 
 import dev.docket.Worker;
 import dev.docket.server.spi.HandlerProvider;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.MalformedURLException;
 import java.net.URL;
@@ -73,7 +74,10 @@ final class WorkerCommand extends DatabaseCommand {
                     + "and a few for handlers).")
     Integer poolSize;
 
-    /** Set by {@code docket demo}: stop when the process that started this one is gone. */
+    /**
+     * Set by {@code docket demo}: exit at once when standard input ends, which is when the demo, the only
+     * holder of the pipe's other end, is gone however it ended (see {@link #exitWhenStdinEnds()}).
+     */
     @Option(names = "--exit-with-parent", hidden = true)
     boolean exitWithParent;
 
@@ -98,6 +102,9 @@ final class WorkerCommand extends DatabaseCommand {
             throw CommandFailure.usage("no handlers: --no-demo-handlers was given and no HandlerProvider was found "
                     + "(add one with --handlers JAR)");
         }
+        if (exitWithParent) {
+            exitWhenStdinEnds();
+        }
         PrintWriter out = spec.commandLine().getOut();
         return lifetime.run("worker", () -> {
             try (Database db = database.open(pool, builder -> {
@@ -117,9 +124,6 @@ final class WorkerCommand extends DatabaseCommand {
                 served.forEach(q -> builder.queue(q.name(), q.concurrency()));
                 providers.forEach(p -> p.register(builder));
                 List<String> replaced = demo == null ? List.of() : DemoHandlers.registerUnclaimed(builder);
-                if (exitWithParent) {
-                    ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(lifetime::stop));
-                }
                 try (Worker worker = builder.start()) {
                     out.printf("docket worker %s: queues %s, lease %s, handlers from %s%s. SIGTERM or Ctrl-C stops it "
                                     + "gracefully.%n", worker.workerId(),
@@ -135,6 +139,28 @@ final class WorkerCommand extends DatabaseCommand {
                 out.println("docket worker stopped.");
                 out.flush();
             }
+        });
+    }
+
+    /**
+     * Halts this JVM as soon as standard input reaches its end. The demo starts its workers with stdin a
+     * pipe whose write end only the demo's JVM holds (the JDK closes every other descriptor in a child),
+     * so the kernel closes it the moment the demo ends, SIGKILL included, and the read returns at once.
+     * Watching the parent's pid instead would poll (the JDK checks a process that is not a child every
+     * 0.3 to 5 s) and would miss a parent that died before the watch began, its pid then naming init.
+     * No graceful stop: the demo's PostgreSQL goes with the demo, so there is nothing to give jobs back
+     * to, and a drain would only wait for connections to a database that is gone.
+     */
+    private static void exitWhenStdinEnds() {
+        Thread.ofPlatform().daemon().name("docket-worker-parent-watch").start(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // The demo writes nothing; whatever arrives is ignored.
+                }
+            } catch (IOException e) {
+                // A broken pipe ends the same way.
+            }
+            Runtime.getRuntime().halt(1);
         });
     }
 

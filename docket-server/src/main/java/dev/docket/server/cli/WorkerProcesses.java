@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * printed with a {@code [worker-N]} prefix. A worker that dies (say, {@code kill -9}) is reported
  * and started again after {@link #RESTART_DELAY}; its jobs stay running until their lease expires
  * and the maintenance leader gives them back. {@link #close()} sends SIGTERM to all and waits for
- * them to drain.
+ * them to drain. Should this JVM die without closing (SIGKILL), each worker sees its stdin end and
+ * halts at once.
  */
 final class WorkerProcesses implements AutoCloseable {
 
@@ -76,8 +77,11 @@ final class WorkerProcesses implements AutoCloseable {
         command.add(DocketCommand.class.getName());
         command.add("worker");
         command.addAll(workerArgs);
+        // The worker halts when its stdin, a pipe whose other end only this JVM holds, ends: at once when
+        // this JVM dies, however. So that end stays open (never Process.destroy() or getOutputStream().close()).
         command.add("--exit-with-parent");
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE).redirectErrorStream(true)
+                .start();
         processes.put(n, p);
         String prefix = "[worker-" + n + "] ";
         copiers.add(Thread.ofPlatform().daemon().name("docket-demo-worker-" + n + "-output").start(() -> copy(p, prefix)));

@@ -10,6 +10,7 @@ import dev.docket.PermanentJobFailure;
 import dev.docket.RateLimit;
 import dev.docket.RetryPolicy;
 import dev.docket.Worker;
+import dev.docket.WorkflowInfo;
 import dev.docket.server.DocketServer;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.TokenStore;
@@ -74,6 +75,15 @@ class DashboardBrowserTest {
     /** What the secret job's handler records: markup, to see that it is shown as text. */
     private static final String RECEIPT = "<b>receipt-marker-51c9</b>";
     private static final int SENT_EMAILS = 55;
+    /** The two widths every route is checked and shown at: a laptop, and a phone. */
+    private static final int WIDE = 1280;
+    private static final int NARROW = 420;
+    /**
+     * Where the README's screenshots go when asked for: {@code -Ddocket.screenshots=docs/screenshots} (or
+     * {@code DOCKET_SCREENSHOTS}), a relative path being taken from the repository's root. Unset, the
+     * screenshots go to target/screenshots only.
+     */
+    private static final String SCREENSHOTS = System.getProperty("docket.screenshots", System.getenv("DOCKET_SCREENSHOTS"));
 
     record Email(String to) {
     }
@@ -163,6 +173,10 @@ class DashboardBrowserTest {
                 .handler("resize_image", Item.class, (item, ctx) -> releaseBlocker.await())
                 .handler("report", Item.class, (item, ctx) -> { })
                 .handler("newsletter", Item.class, (item, ctx) -> { })
+                .handler("wf_ok", Item.class, (item, ctx) -> { })
+                .handler("wf_fail", Item.class, (item, ctx) -> {
+                    throw new PermanentJobFailure("the step fails every time");
+                })
                 .start();
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() ->
                 count("jobs", "state = 'running'") == 1
@@ -176,7 +190,7 @@ class DashboardBrowserTest {
         options.setBinary(CHROMIUM.toFile());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--window-size=1440,1000", "--user-data-dir=" + userDataDir);
+                "--window-size=" + WIDE + ",1000", "--user-data-dir=" + userDataDir);
         LoggingPreferences logs = new LoggingPreferences();
         logs.enable(LogType.BROWSER, Level.ALL);
         options.setCapability(ChromeOptions.LOGGING_PREFS, logs);
@@ -438,6 +452,14 @@ class DashboardBrowserTest {
         assertThat(docket.job(newsletterJob).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 .badge"), "cancelled"));
         assertThat(driver.findElements(By.id("job-cancel"))).isEmpty();
+        @SuppressWarnings("unchecked")
+        List<String> timeline = (List<String>) ((JavascriptExecutor) driver).executeScript(
+                "return [...document.querySelectorAll('.timeline li')].map(li => li.textContent);");
+        assertThat(timeline).as("a finished job's timeline ends at its finish: no due time after it")
+                .hasSize(2).satisfies(t -> {
+                    assertThat(t.get(0)).startsWith("Enqueued");
+                    assertThat(t.get(1)).startsWith("Cancelled");
+                });
     }
 
     @Test
@@ -720,6 +742,195 @@ class DashboardBrowserTest {
         assertThat(cspMessages()).isEmpty();
     }
 
+    /** A finished workflow offers no action; a failed one offers Retry only, and says what it retried. */
+    @Test
+    void aWorkflowOffersOnlyTheActionsItsStateAllowsAndSaysWhatTheyDid() {
+        long done = docket.enqueueWorkflow(dev.docket.Workflow.builder("all good")
+                .step("only", "wf_ok", new Item(1), JobOptions.defaults()).build());
+        long failed = docket.enqueueWorkflow(dev.docket.Workflow.builder("doomed")
+                .step("charge", "wf_fail", new Item(1), JobOptions.defaults()).build());
+        try {
+            Awaitility.await().atMost(WAIT).until(() -> status(done) == WorkflowInfo.Status.COMPLETED
+                    && status(failed) == WorkflowInfo.Status.FAILED);
+            login(ADMIN);
+            go("#/workflows/" + done);
+            awaitLoaded();
+            assertThat(text(By.id("workflow-status"))).isEqualTo("completed");
+            assertThat(driver.findElements(By.id("workflow-retry"))).as("nothing failed").isEmpty();
+            assertThat(driver.findElements(By.id("workflow-cancel"))).as("nothing unfinished").isEmpty();
+
+            go("#/workflows/" + failed);
+            awaitLoaded();
+            assertThat(text(By.id("workflow-status"))).isEqualTo("failed");
+            assertThat(driver.findElements(By.id("workflow-cancel"))).as("nothing unfinished").isEmpty();
+            click(By.id("workflow-retry"));
+            wait.until(ExpectedConditions.textToBe(By.id("flash"), "Retried 1 dead step."));
+        } finally {
+            Awaitility.await().atMost(WAIT).until(() -> status(failed) != WorkflowInfo.Status.RUNNING);
+            db.execute("DELETE FROM " + schema + ".dead_jobs WHERE kind = 'wf_fail'");
+        }
+    }
+
+    /** Cancel shows while steps are unfinished and says how many it cancelled; then Retry takes its place. */
+    @Test
+    void cancellingAWorkflowSaysHowManyStepsItCancelledAndRetryBringsThemBack() {
+        JobOptions unserved = JobOptions.builder().queue("wf_idle").build();
+        long id = docket.enqueueWorkflow(dev.docket.Workflow.builder("idle")
+                .step("first", "wf_first", new Item(1), unserved)
+                .step("second", "wf_second", new Item(2), unserved, "first")
+                .step("third", "wf_third", new Item(3), unserved, "second")
+                .build());
+        try {
+            login(ADMIN);
+            go("#/workflows/" + id);
+            awaitLoaded();
+            assertThat(driver.findElements(By.id("workflow-retry"))).as("nothing dead or cancelled").isEmpty();
+            click(By.id("workflow-cancel"));
+            wait.until(ExpectedConditions.textToBe(By.id("flash"), "Cancelled 3 steps."));
+            wait.until(ExpectedConditions.textToBe(By.id("workflow-status"), "cancelled"));
+            assertThat(driver.findElements(By.id("workflow-cancel"))).isEmpty();
+            click(By.id("workflow-retry"));
+            wait.until(ExpectedConditions.textToBe(By.id("flash"), "Retried 3 cancelled steps."));
+            wait.until(ExpectedConditions.textToBe(By.id("workflow-status"), "running"));
+            assertThat(driver.findElements(By.id("workflow-retry"))).isEmpty();
+        } finally {
+            docket.admin().cancelWorkflow(id);
+        }
+    }
+
+    private WorkflowInfo.Status status(long workflow) {
+        return docket.admin().workflow(workflow).orElseThrow().status();
+    }
+
+    /**
+     * Every route of the dashboard (the router's own list, each :id given a job or workflow of this class),
+     * the login page and an unknown route, at 1280 and at 420 px: no page is wider than the screen, every
+     * placeholder shows whole, every checkbox sits by its label. The README's screenshots are taken here.
+     */
+    @Test
+    void everyRouteFitsTheScreenAt1280And420Px() throws IOException {
+        long workflow = docket.enqueueWorkflow(dev.docket.Workflow.builder("nightly export")
+                .step("dump_orders", "wf_dump", new Item(1), JobOptions.builder().queue("wf_fit").build())
+                .step("compress", "wf_compress", new Item(2), JobOptions.builder().queue("wf_fit").build(), "dump_orders")
+                .step("checksum", "wf_checksum", new Item(3), JobOptions.builder().queue("wf_fit").build(), "dump_orders")
+                .step("upload_to_storage", "wf_upload", new Item(4), JobOptions.builder().queue("wf_fit").build(),
+                        "compress", "checksum")
+                .build());
+        docket.admin().setRateLimit(RateLimit.ofKind("send_email", 100, Duration.ofSeconds(1)));
+        Dimension before = driver.manage().window().getSize();
+        try {
+            List<String> checked = new ArrayList<>();
+            for (int width : List.of(WIDE, NARROW)) {
+                driver.manage().window().setSize(new Dimension(width, 1000));
+                String suffix = width == WIDE ? "" : "-" + width;
+                signedOut();
+                assertFits("login", width);
+                documentationScreenshot("login" + suffix);
+                login(ADMIN);
+                for (String pattern : routePatterns()) {
+                    String hash = "#/" + pattern.replace("jobs/:id", "jobs/" + flakyJob)
+                            .replace("workflows/:id", "workflows/" + workflow);
+                    assertThat(hash).as("an example for every parameter of %s", pattern).doesNotContain(":");
+                    go(hash);
+                    awaitLoaded();
+                    assertFits(hash, width);
+                    checked.add(hash + " at " + width);
+                    String name = DOCUMENTED.get(pattern);
+                    if (name != null) {
+                        documentationScreenshot(name + suffix);
+                    }
+                }
+                go("#/no/such/page");
+                wait.until(ExpectedConditions.textToBe(By.id("not-found"), "Not found"));
+                assertFits("#/no/such/page", width);
+                driver.findElement(By.id("logout")).click();
+                wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+            }
+            assertThat(checked).as("the router's routes, at both widths").hasSize(14);
+        } finally {
+            driver.manage().window().setSize(before);
+            docket.admin().removeRateLimit(RateLimit.Scope.KIND, "send_email");
+            docket.admin().cancelWorkflow(workflow);
+        }
+    }
+
+    /** The routes the README shows, by pattern, and the name of each one's screenshot. */
+    private static final Map<String, String> DOCUMENTED = Map.of("overview", "overview", "jobs", "jobs",
+            "jobs/:id", "job", "dlq", "dead-letters", "doctor", "doctor", "workflows/:id", "workflow");
+
+    /** The router's patterns ("jobs/:id"), read from the running dashboard's own module. */
+    @SuppressWarnings("unchecked")
+    private List<String> routePatterns() {
+        List<String> patterns = (List<String>) ((JavascriptExecutor) driver).executeAsyncScript("""
+                const done = arguments[arguments.length - 1];
+                import('/assets/js/app.js').then(m => done(m.ROUTES.map(r => r.pattern)), e => done(String(e)));""");
+        assertThat(patterns).contains("overview", "jobs", "jobs/:id", "dlq", "doctor", "workflows", "workflows/:id");
+        return patterns;
+    }
+
+    /** The page is no wider than the window; placeholders are not clipped; checkboxes sit by their labels. */
+    private void assertFits(String page, int width) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> m = (Map<String, Object>) ((JavascriptExecutor) driver).executeScript("""
+                const doc = document.documentElement;
+                const inScrollBox = e => {
+                    for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+                        if (getComputedStyle(p).overflowX !== 'visible') return true;
+                    }
+                    return false;
+                };
+                const wider = [...document.querySelectorAll('body *')]
+                    .filter(e => e.getBoundingClientRect().right > doc.clientWidth + 0.5 && e.getClientRects().length)
+                    .filter(e => e.parentElement.getBoundingClientRect().right <= doc.clientWidth + 0.5 && !inScrollBox(e))
+                    .map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + '.' + [...e.classList].join('.'));
+                const canvas = document.createElement('canvas').getContext('2d');
+                const clipped = [...document.querySelectorAll('input[placeholder]')].filter(i => i.offsetParent).filter(i => {
+                    const cs = getComputedStyle(i);
+                    canvas.font = cs.font;
+                    const room = i.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+                    return canvas.measureText(i.placeholder).width > room;
+                }).map(i => i.id + ': ' + i.placeholder);
+                const apart = [...document.querySelectorAll('label > input[type=checkbox]')].filter(c => c.offsetParent).filter(c => {
+                    // A checkbox stretched like a text field draws its box in the middle, far from the text.
+                    if (c.getBoundingClientRect().width > 24) return true;
+                    const text = [...c.parentElement.childNodes].find(n => n.nodeType === 3 && n.textContent.trim());
+                    if (!text) return false;
+                    const range = document.createRange();
+                    range.selectNodeContents(text);
+                    const gap = range.getBoundingClientRect().left - c.getBoundingClientRect().right;
+                    return gap > 12;
+                }).map(c => c.id);
+                return {scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, innerWidth: innerWidth,
+                        wider: wider, clipped: clipped, apart: apart};""");
+        assertThat((Long) m.get("scrollWidth")).as("%s at %d px is no wider than the window (%s px); too wide: %s",
+                page, width, m.get("clientWidth"), m.get("wider")).isLessThanOrEqualTo((Long) m.get("clientWidth"));
+        assertThat((List<?>) m.get("clipped")).as("%s at %d px: placeholders cut off", page, width).isEmpty();
+        assertThat((List<?>) m.get("apart")).as("%s at %d px: checkboxes far from their labels", page, width).isEmpty();
+    }
+
+    /**
+     * The overview's charts open at the window that holds their data: 5 min for activity 3 minutes old,
+     * 15 min for activity 6 minutes old, 1 h for activity older than 15 min, 5 min for none.
+     */
+    @Test
+    void theChartsOpenAtTheWindowThatHoldsTheirData() {
+        login(ADMIN);
+        awaitLoaded();
+        @SuppressWarnings("unchecked")
+        List<Long> windows = (List<Long>) ((JavascriptExecutor) driver).executeAsyncScript("""
+                const done = arguments[arguments.length - 1];
+                const now = Date.now();
+                const at = (minutesAgo, completed) => ({t: now - minutesAgo * 60000,
+                    queues: new Map([['default', {completed, failed: 0}]])});
+                import('/assets/js/overview.js').then(m => done([
+                    m.fittingWindow([at(3, 5), at(0, 5)], now),
+                    m.fittingWindow([at(50, 0), at(6, 1), at(0, 0)], now),
+                    m.fittingWindow([at(16, 2), at(0, 2)], now),
+                    m.fittingWindow([at(50, 0), at(0, 0)], now),
+                    m.fittingWindow([], now)]), e => done(String(e)));""");
+        assertThat(windows).containsExactly(300_000L, 900_000L, 3_600_000L, 300_000L, 300_000L);
+    }
+
     /** The check above can fail: an inline script, which the CSP blocks, shows up in the console log we read. */
     @Test
     void theConsoleCheckSeesAViolation() {
@@ -755,6 +966,28 @@ class DashboardBrowserTest {
         } finally {
             driver.manage().window().setSize(window);
         }
+    }
+
+    /**
+     * A screenshot for the README: to target/screenshots as every other, and to the folder
+     * {@code docket.screenshots} names when it is set.
+     */
+    private void documentationScreenshot(String name) throws IOException {
+        screenshot(name);
+        if (SCREENSHOTS == null || SCREENSHOTS.isBlank()) {
+            return;
+        }
+        Path dir = Path.of(SCREENSHOTS);
+        if (!dir.isAbsolute()) {
+            Path root = Path.of("").toAbsolutePath();
+            while (root.getParent() != null && !Files.exists(root.resolve("mvnw"))) {
+                root = root.getParent();
+            }
+            dir = root.resolve(SCREENSHOTS);
+        }
+        Files.createDirectories(dir);
+        Files.copy(Path.of("target", "screenshots", name + ".png"), dir.resolve(name + ".png"),
+                StandardCopyOption.REPLACE_EXISTING);
     }
 
     private void login(String token) {
