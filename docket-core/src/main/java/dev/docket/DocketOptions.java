@@ -203,7 +203,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
 
     /**
      * Whether enqueues wake idle workers with {@code pg_notify}, default true; at most one
-     * notification per queue per {@link #notifyWindow} from this process.
+     * notification per queue per {@link #notifyWindow(Duration)} from this process.
      */
     public Docket.Builder notifyOnEnqueue(boolean notify) {
         this.notifyOnEnqueue = notify;
@@ -217,7 +217,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
     }
 
     /**
-     * Makes the enqueue forms without a {@link Connection} join the caller's transaction when
+     * Makes the enqueue forms without a {@link java.sql.Connection} join the caller's transaction when
      * {@code transactions} reports one (see {@link ExternalTransactions}); default none: they
      * always commit on their own. The Spring Boot starter sets this for Spring-managed transactions.
      */
@@ -233,13 +233,13 @@ abstract sealed class DocketOptions permits Docket.Builder {
      * <p>With a registry, this instance's workers count outcomes ({@code docket.jobs.completed},
      * {@code docket.job.attempts.failed}, {@code docket.jobs.dead}) and time pickup latency, run
      * duration and claims (histograms in seconds), and this instance reads live jobs, lag and the
-     * jobs table's vacuum debt into gauges every {@link #metricsInterval}, from {@link #build()}
+     * jobs table's vacuum debt into gauges every {@link #metricsInterval(Duration)}, from {@link Docket.Builder#build()}
      * until {@link Docket#close()}. Labels are {@code queue} and {@code kind}, never anything from a
-     * payload; kinds beyond {@link #metricsKindLimit} are labelled {@code other}. The README's
+     * payload; kinds beyond {@link #metricsKindLimit(int)} are labelled {@code other}. The README's
      * "Metrics" section lists every meter. One Docket per registry: two would share its meters.
      *
      * <p>Calling the builder's other methods needs no Micrometer; listing its methods by reflection
-     * does, since this one names {@code MeterRegistry} (and {@link #openTelemetry} its type).
+     * does, since this one names {@code MeterRegistry} (and {@link #openTelemetry(OpenTelemetry)} its type).
      */
     public Docket.Builder meterRegistry(MeterRegistry registry) {
         this.meterRegistry = Objects.requireNonNull(registry, "registry");
@@ -259,7 +259,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
 
     /**
      * How often the gauges read from the database (live jobs, lag, vacuum debt) are refreshed,
-     * default 10 s, from 100 ms to 1 hour; only with a {@link #meterRegistry}. Each refresh is one
+     * default 10 s, from 100 ms to 1 hour; only with a {@link #meterRegistry(MeterRegistry)}. Each refresh is one
      * grouped count over the live jobs table and one read of its statistics.
      */
     public Docket.Builder metricsInterval(Duration interval) {
