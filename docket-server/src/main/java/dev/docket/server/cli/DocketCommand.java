@@ -58,7 +58,15 @@ public final class DocketCommand implements Callable<Integer> {
 
     public static void main(String[] args) {
         configureLogging();
-        int status = commandLine(new DocketCommand()).execute(args);
+        String[] exact;
+        try {
+            exact = RawArguments.exact(args);
+        } catch (CommandFailure e) {
+            System.err.println("docket: " + e.getMessage());
+            System.exit(e.exitCode());
+            return;
+        }
+        int status = commandLine(new DocketCommand()).execute(exact);
         System.exit(status);
     }
 
