@@ -11,6 +11,7 @@ import dev.docket.server.api.DlqRepairApi;
 import dev.docket.server.api.DoctorApi;
 import dev.docket.server.api.DotSegmentFilter;
 import dev.docket.server.api.JettyErrors;
+import dev.docket.server.api.Utf8UrlFilter;
 import dev.docket.server.api.JobsApi;
 import dev.docket.server.api.QueuesApi;
 import dev.docket.server.api.RateLimitsApi;
@@ -127,6 +128,7 @@ public final class DocketServer implements AutoCloseable {
             c.jetty.modifyServletContextHandler(handler -> {
                 handler.setErrorHandler(jettyErrors);
                 handler.addFilter(new FilterHolder(new DotSegmentFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+                handler.addFilter(new FilterHolder(new Utf8UrlFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
             });
             c.events(events -> events.handlerAdded(h -> {
                 if (h.getHttpMethod().isHttpMethod()) {
