@@ -106,4 +106,46 @@ class RawHttpTest extends ServerTest {
                 + "Connection: close\r\n\r\n", new byte[0]);
         assertThat(valid.status()).as(valid.body()).isEqualTo(200);
     }
+
+    private String postJobHead(String framing) {
+        return "POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth() + "Content-Type: application/json\r\n" + framing
+                + "\r\n";
+    }
+
+    /** A chunked body that is not in chunks is a 400 with the API's error body, not a 500. */
+    @Test
+    void unframedChunkedBodyIs400() throws IOException {
+        RawReply r = send(postJobHead("Transfer-Encoding: chunked\r\n"),
+                "{\"kind\":\"k\",\"payload\":{}}".getBytes(StandardCharsets.UTF_8));
+
+        assertApiError(r, 400);
+        assertThat(r.millis()).isLessThan(BOUND_MILLIS);
+        assertThat(liveAndFinishedJobs()).isZero();
+    }
+
+    /** A body shorter than its Content-Length is refused once the body read timeout passes, with a 408. */
+    @Test
+    void bodyShorterThanItsLengthIs408WithinTheBodyTimeout() throws IOException {
+        RawReply r = send(postJobHead("Content-Length: 100\r\n"), "{\"kind\":\"k".getBytes(StandardCharsets.UTF_8));
+
+        assertApiError(r, 408);
+        assertThat(r.millis()).as("answered before the 30 s idle timeout").isLessThan(BOUND_MILLIS);
+        assertThat(liveAndFinishedJobs()).isZero();
+    }
+
+    /**
+     * A Content-Length over the limit is a 413 from the header alone: on a server whose body read
+     * timeout is a minute, the answer still comes before any of the body was sent.
+     */
+    @Test
+    void oversizedContentLengthIs413AtOnce() throws IOException {
+        server.close();
+        server = closeAfter(DocketServer.start(docket, tokenStore, DocketServer.Config.defaults().withPort(0)
+                .withMaxBodyBytes(MAX_BODY).withBodyReadTimeout(java.time.Duration.ofMinutes(1))));
+
+        RawReply r = send(postJobHead("Content-Length: 11534336\r\n"), new byte[0]);
+
+        assertApiError(r, 413);
+        assertThat(r.millis()).as("answered without waiting for the body: %s", r.body()).isLessThan(BOUND_MILLIS);
+    }
 }

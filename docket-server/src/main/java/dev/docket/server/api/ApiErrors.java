@@ -22,7 +22,7 @@ public final class ApiErrors {
 
     /** Every error code the server answers with. */
     public static final List<String> CODES = List.of("bad_request", "unauthorized", "forbidden", "csrf", "not_found",
-            "method_not_allowed", "conflict", "payload_too_large", "unsupported_media_type", "uri_too_long",
+            "method_not_allowed", "request_timeout", "conflict", "payload_too_large", "unsupported_media_type", "uri_too_long",
             "headers_too_large", "unserved_kind", "not_ready", "unavailable");
 
     /** The body of every error response. */
@@ -39,6 +39,7 @@ public final class ApiErrors {
             case 403 -> "forbidden";
             case 404 -> "not_found";
             case 405 -> "method_not_allowed";
+            case 408 -> "request_timeout";
             case 409 -> "conflict";
             case 413 -> "payload_too_large";
             case 414 -> "uri_too_long";

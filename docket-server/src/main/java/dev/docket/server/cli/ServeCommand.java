@@ -40,6 +40,11 @@ final class ServeCommand extends DatabaseCommand {
             description = "The largest request body accepted; larger get 413 (default: ${DEFAULT-VALUE}).")
     long maxBodyBytes;
 
+    @Option(names = "--body-read-timeout", paramLabel = "DURATION", defaultValue = "5s", order = 4,
+            converter = Converters.DurationConverter.class,
+            description = "A request body none of which arrives for this long is refused with 408 (default: ${DEFAULT-VALUE}).")
+    java.time.Duration bodyReadTimeout;
+
     @Option(names = "--max-payload-bytes", paramLabel = "N", defaultValue = "262144", order = 5,
             description = "The largest job payload accepted, in bytes of JSON; larger get 413 (default: ${DEFAULT-VALUE}).")
     int maxPayloadBytes;
@@ -58,7 +63,8 @@ final class ServeCommand extends DatabaseCommand {
         DocketCommand.verboseLogging();
         DocketServer.Config config;
         try {
-            config = DocketServer.Config.defaults().withHost(host).withPort(port).withMaxBodyBytes(maxBodyBytes);
+            config = DocketServer.Config.defaults().withHost(host).withPort(port).withMaxBodyBytes(maxBodyBytes)
+                    .withBodyReadTimeout(bodyReadTimeout);
         } catch (IllegalArgumentException e) {
             throw CommandFailure.usage(e.getMessage());
         }
