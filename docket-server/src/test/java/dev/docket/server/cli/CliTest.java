@@ -403,7 +403,7 @@ class CliTest extends DocketTest {
 
         Run replay = cli(db("dlq", "replay", "--kind", "charge_card", "--signature", signature, "--rate", "50"));
         assertOk(replay);
-        assertThat(replay.out()).matches("replay \\d+: 3 dead jobs match, replaying at 50.0/s\\R");
+        assertThat(replay.out()).matches("replay \\d+: 3 dead jobs match, replaying at 50/s\\R");
         assertThat(docket.admin().replays()).singleElement().satisfies(r -> assertThat(r.signature()).isEqualTo(signature));
 
         assertFails(cli(db("dlq", "repair", "999999", "--payload", "{}")), 1, "no dead job 999999");
@@ -419,7 +419,11 @@ class CliTest extends DocketTest {
                 "--max", "0")), 2, "max");
         assertFails(cli(db("dlq", "patch", "--kind", "charge_card", "--merge-patch", "{}")), 2, "--signature");
         assertFails(cli(db("dlq", "list", "--signature", "x".repeat(201))), 2, "signature");
-        assertFails(cli(db("dlq", "replay", "--rate", "0")), 2, "ratePerSecond");
+        // One rule with the API and the dashboard: whole numbers from 1 to 10000.
+        assertFails(cli(db("dlq", "replay", "--rate", "0")), 2, "--rate must be a whole number from 1 to 10000");
+        assertFails(cli(db("dlq", "replay", "--rate", "10001")), 2, "--rate must be a whole number from 1 to 10000");
+        assertFails(cli(db("dlq", "replay", "--rate", "0.5")), 2, "--rate");
+        assertFails(cli(db("dlq", "replay", "--rate", "50000.5")), 2, "--rate");
         assertFails(cli(db("dlq", "groups", "--limit", "0")), 2, "limit");
         assertThat(JSON.readTree(docket.job(ids.get(1)).orElseThrow().payload()).get("currency").asText())
                 .as("no refused repair changed anything").isEqualTo("EUR");
