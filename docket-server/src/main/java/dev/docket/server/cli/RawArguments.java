@@ -25,10 +25,13 @@ import java.util.Optional;
  * exactly whatever the locale, and anything else is refused as a usage error naming the option.
  * Where the raw bytes cannot be read, an argument holding U+FFFD is refused under a locale that is
  * not UTF-8 (the JVM may have put it there), since it cannot be told from one the user typed.
+ * The environment variables the command reads ({@code DOCKET_DATABASE_URL}, {@code DOCKET_TOKENS})
+ * are read the same way, from {@code /proc/self/environ}.
  */
 final class RawArguments {
 
     private static final Path CMDLINE = Path.of("/proc/self/cmdline");
+    private static final Path ENVIRON = Path.of("/proc/self/environ");
 
     private RawArguments() {
     }
@@ -108,9 +111,42 @@ final class RawArguments {
         return "argument " + (i + 1);
     }
 
+    /**
+     * The environment variable {@code name} as the bytes the process received, decoded as UTF-8 (the
+     * JVM decodes the environment with the locale's charset too); {@code null} when unset.
+     *
+     * @throws CommandFailure (exit 2) if its value is not valid UTF-8
+     */
+    static String env(String name) {
+        Optional<byte[]> environ = read(ENVIRON);
+        if (environ.isEmpty()) {
+            return System.getenv(name);
+        }
+        byte[] prefix = (name + "=").getBytes(StandardCharsets.UTF_8);
+        for (byte[] entry : split(environ.get())) {
+            if (entry.length >= prefix.length && java.util.Arrays.equals(entry, 0, prefix.length, prefix, 0, prefix.length)) {
+                try {
+                    return strictUtf8().decode(ByteBuffer.wrap(entry, prefix.length, entry.length - prefix.length)).toString();
+                } catch (CharacterCodingException e) {
+                    throw CommandFailure.usage("the environment variable " + name + " is not valid UTF-8 text");
+                }
+            }
+        }
+        return null;
+    }
+
+    private static CharsetDecoder strictUtf8() {
+        return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+    }
+
     private static Optional<byte[]> readCmdline() {
+        return read(CMDLINE);
+    }
+
+    private static Optional<byte[]> read(Path file) {
         try {
-            return Optional.of(Files.readAllBytes(CMDLINE));
+            return Optional.of(Files.readAllBytes(file));
         } catch (IOException | UnsupportedOperationException | SecurityException e) {
             return Optional.empty();
         }

@@ -82,4 +82,26 @@ class CliArgumentBytesTest extends DocketTest {
         }
         assertThat(jobs(docket)).isEmpty();
     }
+
+    /** An environment variable the command reads is UTF-8 or refused too, not decoded into U+FFFD. */
+    @Test
+    void anEnvironmentVariableThatIsNotUtf8IsRefused() throws Exception {
+        Docket docket = docket();
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder builder = new ProcessBuilder(List.of("/bin/sh", "-c",
+                "DOCKET_DATABASE_URL=\"$2&ApplicationName=$(printf 'x\\377y')\" exec \"$0\" -Xmx128m -cp \"$1\" "
+                        + DocketCommand.class.getName() + " enqueue --kind qa_bytes --payload '{}' --schema \"$3\"",
+                java, System.getProperty("java.class.path"), db.jdbcUrl(), schema));
+        builder.environment().clear();
+        builder.environment().put("PATH", "/usr/bin:/bin");
+        builder.environment().put("LC_ALL", "C.UTF-8");
+        Process process = builder.redirectErrorStream(true).start();
+        process.getOutputStream().close();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(process.exitValue()).as(output).isEqualTo(2);
+        assertThat(output.strip()).startsWith("docket: ").contains("DOCKET_DATABASE_URL").contains("UTF-8");
+        assertThat(jobs(docket)).isEmpty();
+    }
 }
