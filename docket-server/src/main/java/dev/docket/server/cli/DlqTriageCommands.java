@@ -89,6 +89,7 @@ final class DlqTriageCommands {
         DeadJobFilterOptions filter;
 
         @Option(names = "--rate", paramLabel = "PER_SECOND", defaultValue = "100", order = 4,
+                converter = Converters.ReplayRateConverter.class,
                 description = "Jobs per second, a whole number from 1 to 10000, as the API and the dashboard take it "
                         + "(default: ${DEFAULT-VALUE}).")
         int rate;
@@ -99,10 +100,6 @@ final class DlqTriageCommands {
 
         @Override
         public Integer call() {
-            if (rate < 1 || rate > dev.docket.server.api.DlqApi.MAX_RATE) {
-                throw CommandFailure.usage("--rate must be a whole number from 1 to " + dev.docket.server.api.DlqApi.MAX_RATE
-                        + ", was " + rate);
-            }
             DeadJobReplay replay = withAdmin(admin -> admin.startReplay(filter.query(), rate, max));
             return println("replay " + replay.id() + ": " + replay.matched() + " dead jobs match"
                     + (replay.state() == DeadJobReplay.State.DONE ? "; nothing to do" : ", replaying at " + rate + "/s"));
