@@ -17,7 +17,11 @@ import java.util.Map;
  * @param inFlight        jobs it holds whose outcome is not written yet
  * @param failingServices services whose last round failed, with their failures in a row
  * @param lastErrors      for each failing service, its last failure: when, and the exception's {@code toString()}
- *                        (e.g. {@code 2026-11-26T10:00:00Z java.sql.SQLTransientConnectionException: ...}); never a payload
+ *                        followed by its causes and SQLSTATEs, so that a pool's timeout carries the database's
+ *                        reason (e.g. {@code 2026-11-26T10:00:00Z java.sql.SQLTransientConnectionException: ...;
+ *                        caused by org.postgresql.util.PSQLException: FATAL: too many connections for role "app"
+ *                        [SQLSTATE 53300]}); marked as a previous round's when the round in progress is stalled;
+ *                        never a payload
  * @param stalledServices services (by thread name, e.g. {@code docket-producer-default}) whose round in
  *                        progress has been waiting for longer than 5 s; empty when none
  */

@@ -209,7 +209,11 @@ final class WorkerServices {
             FailureLog.Failure last = service.lastFailure();
             if (service.consecutiveFailures() > 0 && last != null) {
                 failing.put(name, service.consecutiveFailures());
-                lastErrors.put(name, last.at() + " " + last.error());
+                long waiting = service.roundNanos();
+                // A round still waiting must not pass the previous round's error off as its own.
+                lastErrors.put(name, last.at() + " " + last.error() + (waiting > config.stallTimeout().toNanos()
+                        ? " (a previous round; the round in progress has been waiting "
+                        + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(waiting) + " s)" : ""));
             }
         });
         List<String> stalled = stallWatch.stalled();

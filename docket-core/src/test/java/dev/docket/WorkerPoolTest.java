@@ -126,4 +126,42 @@ class WorkerPoolTest extends DocketTest {
         await("recovered").atMost(Duration.ofSeconds(30)).until(() -> worker.health().healthy());
         assertThat(worker.health().lastErrors()).isEmpty();
     }
+
+    /**
+     * A round that failed, then one that waits for ever for a connection: health marks the failure
+     * as an earlier round's, and does not pass it off as what the waiting round ran into.
+     */
+    @Test
+    void aStalledRoundDoesNotPassThePreviousRoundsErrorOffAsItsOwn() {
+        AtomicReference<String> refusal = new AtomicReference<>();
+        AtomicReference<CountDownLatch> gate = new AtomicReference<>(new CountDownLatch(0));
+        HookedDataSource hooked = new HookedDataSource(dataSource(), () -> {
+            if (refusal.get() != null) {
+                throw new java.sql.SQLException(refusal.get(), "08001");
+            }
+            try {
+                gate.get().await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.sql.SQLException("interrupted while waiting for the gate");
+            }
+        }, c -> { });
+        Docket docket = docketOn(hooked);
+        Worker worker = worker(docket, w -> w.queue("default", 2).listen(false).maintenance(false)
+                .handler("task", Task.class, (t, ctx) -> { }));
+        closeAfter(() -> gate.get().countDown());
+
+        refusal.set("refused for the test");
+        await("the failure reported").atMost(Duration.ofSeconds(30))
+                .until(worker::health, h -> h.failingServices().containsKey("queue-settings"));
+        assertThat(worker.health().lastErrors().get("queue-settings")).contains("refused for the test")
+                .doesNotContain("previous round");
+
+        gate.set(new CountDownLatch(1));
+        refusal.set(null);
+        WorkerHealth stalled = await("the next round stalled").atMost(Duration.ofSeconds(30))
+                .until(worker::health, h -> h.stalledServices().contains("docket-queue-settings"));
+        assertThat(stalled.lastErrors().get("queue-settings")).contains("refused for the test")
+                .containsPattern("a previous round; the round in progress has been waiting \\d+ s");
+    }
 }

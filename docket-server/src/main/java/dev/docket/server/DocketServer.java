@@ -11,6 +11,8 @@ import dev.docket.server.api.DlqRepairApi;
 import dev.docket.server.api.DoctorApi;
 import dev.docket.server.api.DotSegmentFilter;
 import dev.docket.server.api.JettyErrors;
+import dev.docket.server.api.RequestBodyFilter;
+import dev.docket.server.api.Utf8UrlFilter;
 import dev.docket.server.api.JobsApi;
 import dev.docket.server.api.QueuesApi;
 import dev.docket.server.api.RateLimitsApi;
@@ -51,9 +53,11 @@ import org.slf4j.LoggerFactory;
 public final class DocketServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(DocketServer.class);
+    private static final Duration DEFAULT_BODY_READ_TIMEOUT = Duration.ofSeconds(5);
 
     /** How to run the server; {@link #defaults()} documents each default. */
-    public record Config(String host, int port, long maxBodyBytes, Duration sessionTtl, Duration metricsInterval) {
+    public record Config(String host, int port, long maxBodyBytes, Duration sessionTtl, Duration metricsInterval,
+                         Duration bodyReadTimeout) {
 
         public Config {
             if (port < 0 || port > 65535) {
@@ -62,21 +66,31 @@ public final class DocketServer implements AutoCloseable {
             if (maxBodyBytes < 1024) {
                 throw new IllegalArgumentException("maxBodyBytes must be at least 1024, was " + maxBodyBytes);
             }
+            if (bodyReadTimeout == null || bodyReadTimeout.toMillis() < 1) {
+                throw new IllegalArgumentException("bodyReadTimeout must be at least 1ms, was " + bodyReadTimeout);
+            }
+        }
+
+        /** A configuration with the default body read timeout of 5 s (the constructor before that setting). */
+        public Config(String host, int port, long maxBodyBytes, Duration sessionTtl, Duration metricsInterval) {
+            this(host, port, maxBodyBytes, sessionTtl, metricsInterval, DEFAULT_BODY_READ_TIMEOUT);
         }
 
         /**
          * 127.0.0.1:8080, request bodies up to 256 KiB (larger get 413; {@code docket serve} raises it to
          * 1 MiB with {@code --max-body-bytes}, and a payload is further limited by
          * {@code Docket.Builder.maxPayloadBytes}, 256 KiB by default), sessions of 12 h, metrics
-         * refreshed every 5 s.
+         * refreshed every 5 s, and a request body that stops arriving for 5 s refused with 408 (see
+         * {@link #withBodyReadTimeout}).
          */
         public static Config defaults() {
-            return new Config("127.0.0.1", 8080, 256 * 1024, Duration.ofHours(12), Duration.ofSeconds(5));
+            return new Config("127.0.0.1", 8080, 256 * 1024, Duration.ofHours(12), Duration.ofSeconds(5),
+                    DEFAULT_BODY_READ_TIMEOUT);
         }
 
         /** A copy listening on {@code host}, an address or a host name. */
         public Config withHost(String host) {
-            return new Config(host, port, maxBodyBytes, sessionTtl, metricsInterval);
+            return new Config(host, port, maxBodyBytes, sessionTtl, metricsInterval, bodyReadTimeout);
         }
 
         /**
@@ -85,7 +99,7 @@ public final class DocketServer implements AutoCloseable {
          * @throws IllegalArgumentException if the port is outside 0..65535
          */
         public Config withPort(int port) {
-            return new Config(host, port, maxBodyBytes, sessionTtl, metricsInterval);
+            return new Config(host, port, maxBodyBytes, sessionTtl, metricsInterval, bodyReadTimeout);
         }
 
         /**
@@ -94,7 +108,20 @@ public final class DocketServer implements AutoCloseable {
          * @throws IllegalArgumentException if {@code max} is below 1024
          */
         public Config withMaxBodyBytes(long max) {
-            return new Config(host, port, max, sessionTtl, metricsInterval);
+            return new Config(host, port, max, sessionTtl, metricsInterval, bodyReadTimeout);
+        }
+
+        /**
+         * A copy that refuses a request body with 408 when none of it arrives for {@code timeout}
+         * (default 5 s): a client that announces more than it sends (a {@code Content-Length} larger
+         * than the body, an unfinished chunked body) holds a server thread this long at most, not for
+         * the 30 s connection idle timeout. A body over {@code maxBodyBytes} by its {@code Content-Length}
+         * is refused with 413 at once, before any of it is read.
+         *
+         * @throws IllegalArgumentException if {@code timeout} is null or under 1 ms
+         */
+        public Config withBodyReadTimeout(Duration timeout) {
+            return new Config(host, port, maxBodyBytes, sessionTtl, metricsInterval, timeout);
         }
     }
 
@@ -124,9 +151,15 @@ public final class DocketServer implements AutoCloseable {
             // Requests Jetty rejects before routing (an ambiguous URI, say) get JSON errors too.
             JettyErrors jettyErrors = new JettyErrors();
             c.jetty.modifyServer(server -> server.setErrorHandler(jettyErrors));
+            // Dispatch a request when its headers are in, not when its body starts: a Content-Length over the
+            // limit is then refused from the header at once (RequestBodyFilter), not after the idle timeout.
+            c.jetty.modifyHttpConfiguration(http -> http.setDelayDispatchUntilContent(false));
             c.jetty.modifyServletContextHandler(handler -> {
                 handler.setErrorHandler(jettyErrors);
                 handler.addFilter(new FilterHolder(new DotSegmentFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+                handler.addFilter(new FilterHolder(new Utf8UrlFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+                handler.addFilter(new FilterHolder(new RequestBodyFilter(config.maxBodyBytes(), config.bodyReadTimeout())),
+                        "/*", EnumSet.of(DispatcherType.REQUEST));
             });
             c.events(events -> events.handlerAdded(h -> {
                 if (h.getHttpMethod().isHttpMethod()) {

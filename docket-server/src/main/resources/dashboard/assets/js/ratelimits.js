@@ -79,8 +79,12 @@ function setForm(flash, changed) {
     submit.disabled = true;
     const what = scope.value + ' ' + name.value;
     try {
-      const body = { permits: Number(permits.value), period: period.value.trim(), perTenant: perTenant.checked };
-      if (!Number.isInteger(body.permits)) throw new Error('permits must be a whole number');
+      // A blank field (or text a number input cannot hold, which reads as blank) is not 0: Number('') is.
+      const raw = permits.value.trim();
+      const body = { permits: raw === '' ? NaN : Number(raw), period: period.value.trim(), perTenant: perTenant.checked };
+      if (!Number.isInteger(body.permits) || body.permits < 1 || body.permits > 1000000) {
+        throw new Error('permits must be a whole number from 1 to 1000000' + (raw === '' ? ' (the field is empty)' : ', was ' + raw));
+      }
       await api.put('/api/rate-limits/' + scope.value + '/' + encodeURIComponent(name.value)
         + (create.checked ? '?create=true' : ''), body);
       flash.show('Rate limit on ' + what + ': ' + body.permits + ' per ' + body.period + '.', 'ok');

@@ -242,6 +242,11 @@ class ApiHostileInputTest extends ServerTest {
         }
         assertThat(get("/api/jobs/0", Role.ADMIN).json().get("message").asText())
                 .isEqualTo("a job id is a positive whole number, was '0'");
+        assertThat(get("/api/workflows/0", Role.ADMIN).json().get("message").asText())
+                .isEqualTo("a workflow id is a positive whole number, was '0'");
+        assertThat(post("/api/workflows/-1/cancel", Role.ADMIN).json().get("message").asText())
+                .startsWith("a workflow id is");
+        assertThat(post("/api/dlq/0/retry", Role.ADMIN).json().get("message").asText()).startsWith("a dead job id is");
         for (String limit : List.of("0", "-5", "1001")) {
             assertRejected(get("/api/jobs?limit=" + limit, Role.VIEWER), 400);
         }
@@ -460,5 +465,33 @@ class ApiHostileInputTest extends ServerTest {
         assertRejected(postJson("/api/session", "{\"token\":\"" + tokens.get(Role.ADMIN) + "\",\"token\":\"x\"}"), 400);
         Reply r = postJson("/api/jobs", "{\"kind\":\"a\",\"kind\":\"b\",\"payload\":{}}");
         assertThat(r.json().get("message").asText()).contains("twice");
+    }
+
+    /** A number of the wrong type or out of range quotes the range the field really takes, not an int's. */
+    @Test
+    void rangeErrorsQuoteTheFieldsRealRange() {
+        for (String priority : List.of("\"high\"", "99999999999", "40000", "-40000")) {
+            Reply r = postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":{},\"priority\":" + priority + "}");
+            assertRejected(r, 400);
+            assertThat(r.json().get("message").asText()).as(priority).contains("priority").contains("32767")
+                    .doesNotContain("2147483647");
+        }
+        Reply attempts = postJson("/api/jobs", "{\"kind\":\"k\",\"payload\":{},\"maxAttempts\":\"many\"}");
+        assertRejected(attempts, 400);
+        assertThat(attempts.json().get("message").asText()).contains("'maxAttempts' must be a whole number from 1 to 2147483647");
+        Reply batch = postJson("/api/jobs/batch", "{\"jobs\":[{\"kind\":\"k\",\"payload\":{},\"priority\":\"x\"}]}");
+        assertRejected(batch, 400);
+        assertThat(batch.json().get("message").asText()).contains("-32768 to 32767");
+        for (String permits : List.of("\"lots\"", "99999999999")) {
+            Reply r = put("/api/rate-limits/kind/k?create=true", Role.ADMIN, "{\"permits\":" + permits + ",\"period\":\"1s\"}");
+            assertRejected(r, 400);
+            assertThat(r.json().get("message").asText()).as(permits).contains("'permits' must be a whole number from 1 to 1000000");
+        }
+        for (String rate : List.of("\"fast\"", "99999999999", "20000", "0")) {
+            Reply r = postJson("/api/dlq/retry", "{\"kind\":\"k\",\"ratePerSecond\":" + rate + "}");
+            assertRejected(r, 400);
+            assertThat(r.json().get("message").asText()).as(rate).contains("ratePerSecond")
+                    .contains("a whole number from 1 to 10000");
+        }
     }
 }

@@ -10,7 +10,9 @@ import org.slf4j.Logger;
  */
 public final class FailureLog {
 
-    /** What a failure was: when, and its exception's {@code toString()} (never a payload). */
+    /**
+     * What a failure was: when, and its exception described by {@link #describe} (never a payload).
+     */
     public record Failure(Instant at, String error) {
     }
 
@@ -29,11 +31,37 @@ public final class FailureLog {
     /** Records a failed round; returns the failures in a row, this one included. */
     public int failed(Throwable e) {
         int failures = ++consecutive;
-        last = new Failure(Instant.now(), e.toString());
+        String error = describe(e);
+        last = new Failure(Instant.now(), error);
         if (failures == 1 || failures % LOG_EVERY == 0) {
-            log.warn("docket: {} failed ({} in a row): {}", service, failures, e.toString());
+            log.warn("docket: {} failed ({} in a row): {}", service, failures, error);
         }
         return failures;
+    }
+
+    /**
+     * An exception on one line with the causes it wraps and their SQLSTATEs: a pool's
+     * "Connection is not available, request timed out" carries the database's own reason for
+     * refusing the connection (too many connections, a password refused, a role that may not log in)
+     * only as its cause, and that reason is what the operator must read.
+     */
+    public static String describe(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable t = e; t != null && seen.add(t) && seen.size() <= 6; t = t.getCause()) {
+            String text = t.toString();
+            if (b.indexOf(text) >= 0) {
+                continue;
+            }
+            if (!b.isEmpty()) {
+                b.append("; caused by ");
+            }
+            b.append(text);
+            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
+                b.append(" [SQLSTATE ").append(sql.getSQLState()).append(']');
+            }
+        }
+        return b.toString().replaceAll("\\s*[\\r\\n]+\\s*", " ");
     }
 
     /** Records a successful round. */

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * Tells a service that waits for ever from a quiet one. A round that has not ended after
  * {@code stallAfter} is stalled: typically it waits for a connection from a pool that has none
  * free (and a pool may make it wait for ever, or for its own timeout, 30 s in HikariCP), or for a
- * database that does not answer. Each stalled round is logged once, as a warning that says what to
+ * statement the database has not answered yet. Each stalled round is logged once, as a warning that says what to
  * check; {@link #stalled()} lists the services stalled now, for the worker's health.
  */
 public final class StallWatch extends PeriodicService {
@@ -50,7 +50,8 @@ public final class StallWatch extends PeriodicService {
                 reported.remove(s);
             } else if (reported.add(s)) {
                 log.warn("docket: {} has been waiting {} s for one round to end: the pool may have no free "
-                        + "connection, or the database does not answer; {}",
+                        + "connection (all in use, or the database refusing new ones: the pool's timeout then ends the "
+                        + "round with the database's reason), or a statement may be waiting on the database; {}",
                         s.name(), TimeUnit.NANOSECONDS.toSeconds(s.roundNanos()), advice);
             }
         }

@@ -22,7 +22,7 @@ public final class ApiErrors {
 
     /** Every error code the server answers with. */
     public static final List<String> CODES = List.of("bad_request", "unauthorized", "forbidden", "csrf", "not_found",
-            "method_not_allowed", "conflict", "payload_too_large", "unsupported_media_type", "uri_too_long",
+            "method_not_allowed", "request_timeout", "conflict", "payload_too_large", "unsupported_media_type", "uri_too_long",
             "headers_too_large", "unserved_kind", "not_ready", "unavailable");
 
     /** The body of every error response. */
@@ -39,6 +39,7 @@ public final class ApiErrors {
             case 403 -> "forbidden";
             case 404 -> "not_found";
             case 405 -> "method_not_allowed";
+            case 408 -> "request_timeout";
             case 409 -> "conflict";
             case 413 -> "payload_too_large";
             case 414 -> "uri_too_long";
@@ -60,7 +61,7 @@ public final class ApiErrors {
         });
         app.exception(IllegalArgumentException.class, (e, ctx) -> write(ctx, 400, "bad_request", e.getMessage()));
         app.exception(Exception.class, (e, ctx) -> {
-            log.warn("docket: {} {} failed: {}", ctx.method(), ctx.path(), e.toString());
+            log.warn("docket: {} {} failed: {}", ctx.method(), ctx.path(), withCauses(e));
             write(ctx, 503, "unavailable", "the request could not be served (database unreachable?); try again");
         });
         app.error(404, ctx -> {
@@ -69,6 +70,26 @@ public final class ApiErrors {
             }
         });
         app.error(405, ctx -> write(ctx, 405, "method_not_allowed", ctx.method() + " is not allowed on " + ctx.path()));
+    }
+
+    /**
+     * An exception with the causes it wraps and their SQLSTATEs, on one line: a pool's timeout carries
+     * the database's reason for refusing a connection only as its cause.
+     */
+    static String withCauses(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable t = e; t != null && seen.add(t) && seen.size() <= 6; t = t.getCause()) {
+            String text = t.toString();
+            if (b.indexOf(text) >= 0) {
+                continue;
+            }
+            b.append(b.isEmpty() ? "" : "; caused by ").append(text);
+            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
+                b.append(" [SQLSTATE ").append(sql.getSQLState()).append(']');
+            }
+        }
+        return b.toString().replaceAll("\\s*[\\r\\n]+\\s*", " ");
     }
 
     /** Answers with an error body; a null message repeats the code. */

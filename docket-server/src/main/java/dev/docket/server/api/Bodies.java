@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.javalin.http.Context;
 import java.io.IOException;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -89,7 +90,7 @@ public record Bodies(ObjectMapper reader, long maxBytes) {
             if (e.getPath().isEmpty()) {
                 throw ApiException.badRequest(shape);
             }
-            throw ApiException.badRequest(path(e) + " must be " + expected(e));
+            throw ApiException.badRequest(path(e) + " must be " + expected(e, field(e)));
         } catch (IOException e) {
             throw unreadable(e);
         }
@@ -108,10 +109,33 @@ public record Bodies(ObjectMapper reader, long maxBytes) {
         return "'" + out + "'";
     }
 
-    private static String expected(JsonMappingException e) {
+    /**
+     * The whole-number fields whose range is narrower than an int's, as the rules that check them
+     * say: a wrong type or an overflow quotes the range the field really takes.
+     */
+    private static final java.util.Map<String, String> RANGES = java.util.Map.of(
+            "priority", Short.MIN_VALUE + " to " + Short.MAX_VALUE,
+            "permits", "1 to " + dev.docket.RateLimit.MAX_PERMITS,
+            "ratePerSecond", "1 to " + DlqApi.MAX_RATE,
+            "maxAttempts", "1 to " + Integer.MAX_VALUE);
+
+    /** The name of the innermost field the error is about, or {@code null}. */
+    private static String field(JsonMappingException e) {
+        List<JsonMappingException.Reference> path = e.getPath();
+        for (int i = path.size() - 1; i >= 0; i--) {
+            if (path.get(i).getFieldName() != null) {
+                return path.get(i).getFieldName();
+            }
+        }
+        return null;
+    }
+
+    private static String expected(JsonMappingException e, String field) {
         Class<?> type = e instanceof MismatchedInputException m ? m.getTargetType() : null;
-        if (e.getCause() instanceof InputCoercionException || type == Integer.class || type == int.class) {
-            return "a whole number from -2147483648 to 2147483647";
+        if (e.getCause() instanceof InputCoercionException || type == Integer.class || type == int.class
+                || type == Short.class || type == short.class) {
+            String range = field == null ? null : RANGES.get(field);
+            return "a whole number from " + (range != null ? range : Integer.MIN_VALUE + " to " + Integer.MAX_VALUE);
         }
         if (type == null) {
             return "a value of the right type";

@@ -24,6 +24,8 @@ public record DlqApi(DocketAdmin admin, Bodies bodies) {
 
     /** Default replay rate, jobs per second. */
     public static final int DEFAULT_RATE = 100;
+    /** The most jobs per second a replay takes, for the API, the dashboard and {@code docket dlq replay --rate}. */
+    public static final int MAX_RATE = 10_000;
     /** Default and largest number of jobs one bulk replay takes. */
     public static final int DEFAULT_MAX = 10_000;
     public static final int LARGEST_MAX = 1_000_000;
@@ -91,7 +93,7 @@ public record DlqApi(DocketAdmin admin, Bodies bodies) {
         ReplayRequest body = bodies.read(ctx, ReplayRequest.class, "the body must be a JSON object");
         String kind = Params.blankToNull(body.kind());
         String errorContains = Params.blankToNull(body.errorContains());
-        int rate = integer("ratePerSecond", body.ratePerSecond(), DEFAULT_RATE, 1, 10_000);
+        int rate = integer("ratePerSecond", body.ratePerSecond(), DEFAULT_RATE, 1, MAX_RATE);
         int max = integer("max", body.max(), DEFAULT_MAX, 1, LARGEST_MAX);
         DeadJobQuery filter;
         try {

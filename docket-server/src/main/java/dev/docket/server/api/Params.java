@@ -30,7 +30,21 @@ final class Params {
 
     /** The path's {@code {id}}: of a job, a dead job, a replay or a workflow, all positive whole numbers. */
     static long pathId(Context ctx) {
-        return whole(ctx.pathParam("id"), Long.MAX_VALUE, "a job id is a positive whole number");
+        return whole(ctx.pathParam("id"), Long.MAX_VALUE, "a " + idOf(ctx.matchedPath()) + " id is a positive whole number");
+    }
+
+    /** What the path's id names, from the route: {@code /api/workflows/{id}} takes a workflow id. */
+    static String idOf(String route) {
+        if (route.startsWith("/api/workflows/")) {
+            return "workflow";
+        }
+        if (route.startsWith("/api/dlq/replays/")) {
+            return "replay";
+        }
+        if (route.startsWith("/api/dlq/")) {
+            return "dead job";
+        }
+        return "job";
     }
 
     /** {@code raw} as a whole number from 1 to {@code max}; else a 400 with {@code rule} and what was sent. */

@@ -43,6 +43,17 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
+        if (benchJarIfBuilt() == null && (arguments.contains("--help") || arguments.contains("-h"))) {
+            // Help without a build: this command's own, and where the benchmark's options are listed.
+            PrintWriter out = spec.commandLine().getOut();
+            spec.commandLine().usage(out);
+            out.println();
+            out.println("The benchmark's own options (systems, scenarios, job counts, repetitions) are listed by its jar,");
+            out.println("which is not built yet: `./mvnw -pl docket-bench -am package` (or any `bin/docket bench` run");
+            out.println("builds it), then `docket bench --help` again. docs/performance.md describes every scenario.");
+            out.flush();
+            return 0;
+        }
         Path jar = benchJar();
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString()));
@@ -58,6 +69,15 @@ final class BenchCommand implements Callable<Integer> {
         } finally {
             // An interrupted docket (Ctrl-C reaches the whole process group anyway) must not leave the benchmark behind.
             bench.destroy();
+        }
+    }
+
+    /** The benchmark jar where {@link #benchJar} would find it, or {@code null}. */
+    private Path benchJarIfBuilt() {
+        try {
+            return benchJar();
+        } catch (CommandFailure e) {
+            return null;
         }
     }
 

@@ -25,6 +25,11 @@ final class CommandFailure extends RuntimeException {
         return new CommandFailure(ExitCode.SOFTWARE, message);
     }
 
+    /** A failure with its own exit status, for a command that documents one ({@code docket doctor}'s 3). */
+    static CommandFailure withStatus(int exitCode, String message) {
+        return new CommandFailure(exitCode, message);
+    }
+
     int exitCode() {
         return exitCode;
     }

@@ -54,6 +54,62 @@ final class Converters {
         }
     }
 
+    /**
+     * A whole number within a field's real range; anything else (a word, a fraction, an overflow) is
+     * refused quoting that range, as the API does: {@code must be a whole number from 1 to 10000, was '0.5'}.
+     */
+    abstract static class WholeNumberConverter implements ITypeConverter<Integer> {
+        private final long min;
+        private final long max;
+
+        WholeNumberConverter(long min, long max) {
+            this.min = min;
+            this.max = max;
+        }
+
+        @Override
+        public Integer convert(String value) {
+            try {
+                long n = Long.parseLong(value.strip());
+                if (n >= min && n <= max) {
+                    return (int) n;
+                }
+            } catch (NumberFormatException e) {
+                // answered below
+            }
+            throw new TypeConversionException("must be a whole number from " + min + " to " + max + ", was '"
+                    + clip(value) + "'");
+        }
+    }
+
+    /** A job's priority: a smallint. */
+    static final class PriorityConverter extends WholeNumberConverter {
+        PriorityConverter() {
+            super(Short.MIN_VALUE, Short.MAX_VALUE);
+        }
+    }
+
+    /** Attempts before the dead-letter table. */
+    static final class MaxAttemptsConverter extends WholeNumberConverter {
+        MaxAttemptsConverter() {
+            super(1, Integer.MAX_VALUE);
+        }
+    }
+
+    /** A rate limit's starts per period. */
+    static final class PermitsConverter extends WholeNumberConverter {
+        PermitsConverter() {
+            super(1, dev.docket.RateLimit.MAX_PERMITS);
+        }
+    }
+
+    /** A dead-letter replay's jobs per second: the API's and the dashboard's rule. */
+    static final class ReplayRateConverter extends WholeNumberConverter {
+        ReplayRateConverter() {
+            super(1, dev.docket.server.api.DlqApi.MAX_RATE);
+        }
+    }
+
     /** {@code NAME} or {@code NAME=CONCURRENCY}; the concurrency defaults to {@value QueueSpec#DEFAULT_CONCURRENCY}. */
     static final class QueueConverter implements ITypeConverter<QueueSpec> {
         @Override

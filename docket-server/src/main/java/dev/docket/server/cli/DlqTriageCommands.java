@@ -89,8 +89,10 @@ final class DlqTriageCommands {
         DeadJobFilterOptions filter;
 
         @Option(names = "--rate", paramLabel = "PER_SECOND", defaultValue = "100", order = 4,
-                description = "Jobs per second, more than 0 and at most 100000 (default: ${DEFAULT-VALUE}).")
-        double rate;
+                converter = Converters.ReplayRateConverter.class,
+                description = "Jobs per second, a whole number from 1 to 10000, as the API and the dashboard take it "
+                        + "(default: ${DEFAULT-VALUE}).")
+        int rate;
 
         @Option(names = "--max", paramLabel = "N", defaultValue = "10000", order = 5,
                 description = "At most N jobs, 1 to 1000000 (default: ${DEFAULT-VALUE}).")

@@ -46,9 +46,9 @@ public final class DocketCommand implements Callable<Integer> {
 
     private final Function<String, String> env;
 
-    /** The command as {@link #main} runs it, reading the process environment. */
+    /** The command as {@link #main} runs it, reading the process environment (as UTF-8, whatever the locale). */
     public DocketCommand() {
-        this(System::getenv);
+        this(RawArguments::env);
     }
 
     /** With another environment (tests pass {@code DOCKET_DATABASE_URL} and {@code DOCKET_TOKENS} this way). */
@@ -58,7 +58,15 @@ public final class DocketCommand implements Callable<Integer> {
 
     public static void main(String[] args) {
         configureLogging();
-        int status = commandLine(new DocketCommand()).execute(args);
+        String[] exact;
+        try {
+            exact = RawArguments.exact(args);
+        } catch (CommandFailure e) {
+            System.err.println("docket: " + e.getMessage());
+            System.exit(e.exitCode());
+            return;
+        }
+        int status = commandLine(new DocketCommand()).execute(exact);
         System.exit(status);
     }
 
@@ -80,7 +88,12 @@ public final class DocketCommand implements Callable<Integer> {
             ErrorMessages.Described d = ErrorMessages.describe(e);
             PrintWriter err = failed.getErr();
             err.println("docket: " + d.message());
-            String debug = command.env("DOCKET_DEBUG");
+            String debug;
+            try {
+                debug = command.env("DOCKET_DEBUG");
+            } catch (CommandFailure notUtf8) {
+                debug = null;
+            }
             if (debug != null && !debug.isEmpty() && !debug.equals("0")) {
                 e.printStackTrace(err);
             }

@@ -23,8 +23,15 @@ import picocli.CommandLine.Option;
                 "Each finding says the cause, the evidence and the fix. Read-only. Run it as a role with pg_monitor, "
                         + "or other roles' sessions stay invisible to it."},
         footerHeading = "%nExit status:%n",
-        footer = {"  0 healthy, 1 warnings, 2 problems (or bad input); a failure to connect exits 1."})
+        footer = {"  0  healthy",
+                "  1  warnings, no problems",
+                "  2  problems (or bad input: an unknown option, a malformed value)",
+                "  3  the checks could not run: the database is unreachable or refused the connection, or the schema",
+                "     is missing or not current (a monitor that pages on 2 should page on 3 too)"})
 final class DoctorCommand extends DatabaseCommand {
+
+    /** The exit status when the checks could not run at all (no connection, no current schema). */
+    static final int CANNOT_CHECK = 3;
 
     @Option(names = "--json", order = 1, description = "Print JSON (the shape of GET /api/doctor) instead of text.")
     boolean json;
@@ -41,7 +48,16 @@ final class DoctorCommand extends DatabaseCommand {
     @Override
     public Integer call() throws Exception {
         DoctorOptions options = options();
-        DoctorReport report = withAdmin(admin -> admin.doctor(options));
+        DoctorReport report;
+        try {
+            report = withAdmin(admin -> admin.doctor(options));
+        } catch (RuntimeException e) {
+            ErrorMessages.Described d = ErrorMessages.describe(e);
+            if (d.exitCode() == picocli.CommandLine.ExitCode.USAGE) {
+                throw e;
+            }
+            throw CommandFailure.withStatus(CANNOT_CHECK, d.message());
+        }
         if (json) {
             println(JobCommand.JSON.writeValueAsString(OperationsViews.doctor(report)));
         } else {

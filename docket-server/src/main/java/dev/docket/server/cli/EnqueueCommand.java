@@ -49,7 +49,7 @@ final class EnqueueCommand extends DatabaseCommand {
             description = "The queue (default: the kind's configured queue, else 'default').")
     String queue;
 
-    @Option(names = "--priority", paramLabel = "N", order = 4,
+    @Option(names = "--priority", paramLabel = "N", order = 4, converter = Converters.PriorityConverter.class,
             description = "Smaller runs first within the queue, -32768 to 32767 (default: 0).")
     Integer priority;
 
@@ -72,7 +72,7 @@ final class EnqueueCommand extends DatabaseCommand {
     @Option(names = "--tenant", paramLabel = "TENANT", order = 9, description = "The fairness key the job is accounted to.")
     String tenant;
 
-    @Option(names = "--max-attempts", paramLabel = "N", order = 10,
+    @Option(names = "--max-attempts", paramLabel = "N", order = 10, converter = Converters.MaxAttemptsConverter.class,
             description = "Attempts before the dead-letter table (default: the kind's retry policy, 20).")
     Integer maxAttempts;
 

@@ -67,7 +67,7 @@ final class RateLimitCommand implements Callable<Integer> {
         @ArgGroup(multiplicity = "1")
         Target target;
 
-        @Option(names = "--permits", paramLabel = "N", required = true, order = 1,
+        @Option(names = "--permits", paramLabel = "N", required = true, order = 1, converter = Converters.PermitsConverter.class,
                 description = "Starts per period, 1 to " + RateLimit.MAX_PERMITS + ".")
         int permits;
 

@@ -21,7 +21,10 @@ import picocli.CommandLine.Option;
                         + "and printed, on a loopback address only: any other address needs tokens."},
         footerHeading = "%nExample:%n",
         footer = {"  DOCKET_TOKENS=admin:$(openssl rand -hex 32) \\",
-                "      docket serve --host 0.0.0.0 --database-url postgres://app@db/app"})
+                "      docket serve --host 0.0.0.0 --database-url postgres://app@db/app",
+                "",
+                "Exit status: 0 stopped (SIGTERM, Ctrl-C); 1 could not serve (the port in use, the database",
+                "unreachable, the schema not current), with one line saying why; 2 bad input."})
 final class ServeCommand extends DatabaseCommand {
 
     @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "127.0.0.1", order = 1,
@@ -39,6 +42,11 @@ final class ServeCommand extends DatabaseCommand {
     @Option(names = "--max-body-bytes", paramLabel = "N", defaultValue = "1048576", order = 4,
             description = "The largest request body accepted; larger get 413 (default: ${DEFAULT-VALUE}).")
     long maxBodyBytes;
+
+    @Option(names = "--body-read-timeout", paramLabel = "DURATION", defaultValue = "5s", order = 4,
+            converter = Converters.DurationConverter.class,
+            description = "A request body none of which arrives for this long is refused with 408 (default: ${DEFAULT-VALUE}).")
+    java.time.Duration bodyReadTimeout;
 
     @Option(names = "--max-payload-bytes", paramLabel = "N", defaultValue = "262144", order = 5,
             description = "The largest job payload accepted, in bytes of JSON; larger get 413 (default: ${DEFAULT-VALUE}).")
@@ -58,7 +66,8 @@ final class ServeCommand extends DatabaseCommand {
         DocketCommand.verboseLogging();
         DocketServer.Config config;
         try {
-            config = DocketServer.Config.defaults().withHost(host).withPort(port).withMaxBodyBytes(maxBodyBytes);
+            config = DocketServer.Config.defaults().withHost(host).withPort(port).withMaxBodyBytes(maxBodyBytes)
+                    .withBodyReadTimeout(bodyReadTimeout);
         } catch (IllegalArgumentException e) {
             throw CommandFailure.usage(e.getMessage());
         }
@@ -73,18 +82,22 @@ final class ServeCommand extends DatabaseCommand {
                 } else {
                     db.requireCurrentSchema();
                 }
-                MaintenanceLeader leader = noMaintenance ? null : MaintenanceLeader.start(db.docket());
+                // The server first: a port in use ends the command with its one line, before a worker started.
                 try (DocketServer server = startServer(db, tokens, config)) {
-                    out.printf("Docket serving on %s/ (dashboard), API under /api, metrics at /metrics; database %s, "
-                            + "schema %s.%n", server.baseUrl(), db.url().display(), db.docket().schema());
-                    if (generated != null) {
-                        out.printf("Admin token (generated for this run; set DOCKET_TOKENS to choose your own): %s%n", generated);
-                    }
-                    out.flush();
-                    lifetime.awaitStop();
-                } finally {
-                    if (leader != null) {
-                        leader.close();
+                    MaintenanceLeader leader = noMaintenance ? null : MaintenanceLeader.start(db.docket());
+                    try {
+                        out.printf("Docket serving on %s/ (dashboard), API under /api, metrics at /metrics; database %s, "
+                                + "schema %s.%n", server.baseUrl(), db.url().display(), db.docket().schema());
+                        if (generated != null) {
+                            out.printf("Admin token (generated for this run; set DOCKET_TOKENS to choose your own): %s%n",
+                                    generated);
+                        }
+                        out.flush();
+                        lifetime.awaitStop();
+                    } finally {
+                        if (leader != null) {
+                            leader.close();
+                        }
                     }
                 }
                 out.println("docket serve stopped.");
@@ -132,6 +145,16 @@ final class ServeCommand extends DatabaseCommand {
     }
 
     static DocketServer startServer(Database db, TokenStore tokens, DocketServer.Config config) {
+        if (config.port() != 0) {
+            // Javalin logs a failed bind at ERROR, with a stack trace, before it throws: a port in use
+            // is found here first and said in one line. (A port taken in the instant between is still refused.)
+            try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+                probe.bind(new java.net.InetSocketAddress(config.host(), config.port()));
+            } catch (IOException e) {
+                throw CommandFailure.failed("cannot serve on " + config.host() + ":" + config.port() + ": "
+                        + ErrorMessages.io(e));
+            }
+        }
         try {
             return DocketServer.start(db.docket(), tokens, config);
         } catch (RuntimeException e) {

@@ -403,7 +403,7 @@ class CliTest extends DocketTest {
 
         Run replay = cli(db("dlq", "replay", "--kind", "charge_card", "--signature", signature, "--rate", "50"));
         assertOk(replay);
-        assertThat(replay.out()).matches("replay \\d+: 3 dead jobs match, replaying at 50.0/s\\R");
+        assertThat(replay.out()).matches("replay \\d+: 3 dead jobs match, replaying at 50/s\\R");
         assertThat(docket.admin().replays()).singleElement().satisfies(r -> assertThat(r.signature()).isEqualTo(signature));
 
         assertFails(cli(db("dlq", "repair", "999999", "--payload", "{}")), 1, "no dead job 999999");
@@ -419,7 +419,12 @@ class CliTest extends DocketTest {
                 "--max", "0")), 2, "max");
         assertFails(cli(db("dlq", "patch", "--kind", "charge_card", "--merge-patch", "{}")), 2, "--signature");
         assertFails(cli(db("dlq", "list", "--signature", "x".repeat(201))), 2, "signature");
-        assertFails(cli(db("dlq", "replay", "--rate", "0")), 2, "ratePerSecond");
+        // One rule with the API and the dashboard: whole numbers from 1 to 10000.
+        for (String rate : List.of("0", "10001", "0.5", "50000.5", "fast")) {
+            Run r = cli(db("dlq", "replay", "--rate", rate));
+            assertFails(r, 2, "--rate");
+            assertThat(r.err()).contains("must be a whole number from 1 to 10000, was '" + rate + "'");
+        }
         assertFails(cli(db("dlq", "groups", "--limit", "0")), 2, "limit");
         assertThat(JSON.readTree(docket.job(ids.get(1)).orElseThrow().payload()).get("currency").asText())
                 .as("no refused repair changed anything").isEqualTo("EUR");
@@ -444,7 +449,7 @@ class CliTest extends DocketTest {
         assertFails(cli(db("enqueue", "--kind", "k", "--payload", "{}", "--queue", "bad queue")), 2, "queue");
         assertFails(cli(db("enqueue", "--kind", "k", "--payload", "{}", "--priority", "99999")), 2, "priority");
         assertFails(cli(db("enqueue", "--kind", "k", "--payload", "{}", "--priority", "high")), 2, "--priority");
-        assertFails(cli(db("enqueue", "--kind", "k", "--payload", "{}", "--max-attempts", "0")), 2, "maxAttempts");
+        assertFails(cli(db("enqueue", "--kind", "k", "--payload", "{}", "--max-attempts", "0")), 2, "--max-attempts");
         assertFails(cli(db("enqueue", "--kind", "k", "--payload", "{\"s\":\"\\u0000\"}")), 2, "NUL");
         assertFails(cli(db("enqueue", "--kind", "k", "--payload", "{\"s\":\"" + "x".repeat(300 * 1024) + "\"}")),
                 2, "over the limit");
@@ -608,5 +613,29 @@ class CliTest extends DocketTest {
         assertFails(cli(db("serve", "--port", "0")), 2, "at least");
         env.remove("DOCKET_TOKENS");
         assertFails(cli(db("serve", "--port", "0", "--tokens-file", "/no/such/tokens")), 2, "tokens-file");
+    }
+
+    /** A whole-number option quotes its field's real range for a word, a fraction or a number out of range. */
+    @Test
+    void wholeNumberOptionsQuoteTheirRealRange() {
+        docket();
+        for (String priority : List.of("high", "40000", "-40000", "1.5", "99999999999")) {
+            Run r = cli(db("enqueue", "--kind", "k", "--payload", "{}", "--priority", priority));
+            assertFails(r, 2, "--priority");
+            assertThat(r.err()).contains("must be a whole number from -32768 to 32767, was '" + priority + "'");
+        }
+        Run attempts = cli(db("enqueue", "--kind", "k", "--payload", "{}", "--max-attempts", "0"));
+        assertFails(attempts, 2, "--max-attempts");
+        assertThat(attempts.err()).contains("must be a whole number from 1 to 2147483647, was '0'");
+        for (String permits : List.of("lots", "0", "1000001")) {
+            Run r = cli(db("rate-limit", "set", "--kind", "k", "--permits", permits, "--period", "1s", "--create"));
+            assertFails(r, 2, "--permits");
+            assertThat(r.err()).contains("must be a whole number from 1 to 1000000, was '" + permits + "'");
+        }
+        assertThat(liveAndFinishedJobsIn(schema)).isZero();
+    }
+
+    private long liveAndFinishedJobsIn(String schema) {
+        return queryLong("SELECT count(*) FROM {s}.jobs") + queryLong("SELECT count(*) FROM {s}.job_history");
     }
 }

@@ -102,6 +102,32 @@ class OperationsCliTest extends DocketTest {
         assertThat(r.out()).startsWith("docket doctor: 0 problems, 1 warning (");
     }
 
+    /**
+     * A database that refuses the connection (here PostgreSQL's own 53300 for a role over its connection
+     * limit) or does not answer is exit status 3, not the warnings' 1, with the database's reason.
+     */
+    @Test
+    void doctorThatCannotConnectExitsThreeWithTheReason() throws Exception {
+        docket();
+        String role = "refused_" + schema;
+        execute("CREATE ROLE " + role + " LOGIN PASSWORD 'pw' CONNECTION LIMIT 0");
+        try {
+            String url = db.jdbcUrl().replaceAll("user=[^&]*", "user=" + role).replaceAll("password=[^&]*", "password=pw");
+            Run refused = CliRunner.run(env, "doctor", "--database-url", url, "--schema", schema);
+            assertFails(refused, 3, "too many connections for role");
+
+            int closedPort;
+            try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+                closedPort = s.getLocalPort();
+            }
+            Run unreachable = CliRunner.run(env, "doctor", "--database-url",
+                    "jdbc:postgresql://127.0.0.1:" + closedPort + "/docket", "--schema", schema);
+            assertFails(unreachable, 3, "refused");
+        } finally {
+            execute("DROP ROLE " + role);
+        }
+    }
+
     @Test
     void doctorRefusesBadOptions() {
         docket();

@@ -49,7 +49,7 @@ class RateLimitCliTest extends DocketTest {
     void refusesBadInputAndChangesNothing() {
         Docket docket = docket();
         docket.enqueue("k", new Task(1));
-        assertFails(cli("rate-limit", "set", "--kind", "k", "--permits", "0", "--period", "1s"), 2, "permits must be between 1");
+        assertFails(cli("rate-limit", "set", "--kind", "k", "--permits", "0", "--period", "1s"), 2, "--permits': must be a whole number from 1 to 1000000");
         assertFails(cli("rate-limit", "set", "--kind", "k", "--permits", "-1", "--period", "1s"), 2, "permits");
         assertFails(cli("rate-limit", "set", "--kind", "k", "--permits", "1000001", "--period", "1s"), 2, "permits");
         assertFails(cli("rate-limit", "set", "--kind", "k", "--permits", "99999999999", "--period", "1s"), 2, "permits");

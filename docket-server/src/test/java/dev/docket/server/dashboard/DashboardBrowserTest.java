@@ -286,10 +286,12 @@ class DashboardBrowserTest {
         login(ADMIN);
         By row = By.cssSelector("tr[data-scope='kind'][data-name='charge_card']");
         driver.findElement(By.id("rate-limit-name")).sendKeys("charge_card");
-        driver.findElement(By.id("rate-limit-permits")).sendKeys("0");
         driver.findElement(By.id("rate-limit-period")).sendKeys("1s");
         click(By.id("rate-limit-set"));
-        wait.until(d -> text(By.id("flash")).contains("permits must be between 1 and 1000000"));
+        wait.until(d -> text(By.id("flash")).contains("permits must be a whole number from 1 to 1000000 (the field is empty)"));
+        driver.findElement(By.id("rate-limit-permits")).sendKeys("0");
+        click(By.id("rate-limit-set"));
+        wait.until(d -> text(By.id("flash")).contains("permits must be a whole number from 1 to 1000000, was 0"));
         driver.findElement(By.id("rate-limit-permits")).clear();
         driver.findElement(By.id("rate-limit-permits")).sendKeys("50");
         click(By.id("rate-limit-set"));
