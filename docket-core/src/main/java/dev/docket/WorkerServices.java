@@ -211,7 +211,7 @@ final class WorkerServices {
                 failing.put(name, service.consecutiveFailures());
                 long waiting = service.roundNanos();
                 // A round still waiting must not pass the previous round's error off as its own.
-                lastErrors.put(name, last.at() + " " + last.error() + (waiting > config.stallTimeout().toNanos()
+                lastErrors.put(name, last.at() + " " + last.error() + (waiting > WorkerConfig.STALL_TIMEOUT.toNanos()
                         ? " (a previous round; the round in progress has been waiting "
                         + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(waiting) + " s)" : ""));
             }
