@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 
@@ -213,7 +214,7 @@ final class WorkerServices {
                 // A round still waiting must not pass the previous round's error off as its own.
                 lastErrors.put(name, last.at() + " " + last.error() + (waiting > WorkerConfig.STALL_TIMEOUT.toNanos()
                         ? " (a previous round; the round in progress has been waiting "
-                        + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(waiting) + " s)" : ""));
+                        + TimeUnit.NANOSECONDS.toSeconds(waiting) + " s)" : ""));
             }
         });
         List<String> stalled = stallWatch.stalled();

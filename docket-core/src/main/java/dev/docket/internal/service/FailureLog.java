@@ -1,6 +1,10 @@
 package dev.docket.internal.service;
 
+import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 import org.slf4j.Logger;
 
 /**
@@ -47,7 +51,7 @@ public final class FailureLog {
      */
     public static String describe(Throwable e) {
         StringBuilder b = new StringBuilder();
-        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Throwable t = e; t != null && seen.add(t) && seen.size() <= 6; t = t.getCause()) {
             String text = t.toString();
             if (b.indexOf(text) >= 0) {
@@ -57,7 +61,7 @@ public final class FailureLog {
                 b.append("; caused by ");
             }
             b.append(text);
-            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
                 b.append(" [SQLSTATE ").append(sql.getSQLState()).append(']');
             }
         }
