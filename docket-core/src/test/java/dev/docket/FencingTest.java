@@ -65,25 +65,25 @@ class FencingTest extends DocketTest {
         Fence current = claimOne(B);
         assertThat(current).isEqualTo(new Fence(id, 2));
 
-        for (Outcome outcome : List.of(new Outcome.Completed(stale), new Outcome.Retry(stale, 0, "stale retry"),
-                new Outcome.Dead(stale, "stale error", "stale reason"), new Outcome.Released(stale, true))) {
+        for (Outcome outcome : List.of(new Outcome.Completed(stale, null), new Outcome.Retry(stale, 0, "stale retry"),
+                new Outcome.Dead(stale, null, "stale error", "stale reason"), new Outcome.Released(stale, true))) {
             assertThat(store.outcomes().writeOutcomes(A, List.of(outcome), true)).as("%s", outcome).isEmpty();
             assertRunningBy(id, B, 2);
         }
-        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(stale), new Outcome.Retry(stale, 0, "x"),
-                new Outcome.Dead(stale, "x", "x"), new Outcome.Released(stale, true)), true)).isEmpty();
-        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(current)), true))
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(stale, null), new Outcome.Retry(stale, 0, "x"),
+                new Outcome.Dead(stale, null, "x", "x"), new Outcome.Released(stale, true)), true)).isEmpty();
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(current, null)), true))
                 .as("the right attempt from the wrong worker").isEmpty();
         assertRunningBy(id, B, 2);
         assertThat(queryLong("SELECT count(*) FROM {s}.dead_jobs")).isZero();
         assertThat(queryLong("SELECT count(*) FROM {s}.job_history")).isZero();
 
-        assertThat(store.outcomes().writeOutcomes(B, List.of(new Outcome.Completed(current)), true)).containsExactly(current);
+        assertThat(store.outcomes().writeOutcomes(B, List.of(new Outcome.Completed(current, null)), true)).containsExactly(current);
         JobInfo done = docket.job(id).orElseThrow();
         assertThat(done.state()).isEqualTo(JobState.COMPLETED);
         assertThat(done.attempt()).isEqualTo(2);
         assertThat(done.errors()).hasSize(1);
-        assertThat(store.outcomes().writeOutcomes(B, List.of(new Outcome.Completed(current)), true))
+        assertThat(store.outcomes().writeOutcomes(B, List.of(new Outcome.Completed(current, null)), true))
                 .as("an outcome applies once").isEmpty();
     }
 
@@ -99,12 +99,12 @@ class FencingTest extends DocketTest {
         execute("UPDATE {s}.jobs SET state = 'ready', attempt = 0, locked_by = NULL, lease_until = NULL,"
                 + " attempted_at = NULL WHERE id = " + id);
 
-        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(lost)), true)).isEmpty();
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(lost, null)), true)).isEmpty();
         assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.READY);
 
         Fence again = claimOne(B);
         assertThat(again).isEqualTo(new Fence(id, 1));
-        assertThat(store.outcomes().writeOutcomes(B, List.of(new Outcome.Completed(again)), true)).containsExactly(again);
+        assertThat(store.outcomes().writeOutcomes(B, List.of(new Outcome.Completed(again, null)), true)).containsExactly(again);
         assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
     }
 
@@ -140,7 +140,7 @@ class FencingTest extends DocketTest {
         assertThat(second).isEqualTo(new Fence(id, 2));
 
         assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Retry(first, 0, "old attempt failed")), true)).isEmpty();
-        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(first)), true)).isEmpty();
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(first, null)), true)).isEmpty();
         assertRunningBy(id, A, 2);
         assertThat(docket.job(id).orElseThrow().errors()).hasSize(1);
 
@@ -166,10 +166,10 @@ class FencingTest extends DocketTest {
         store.jobs().rescueExpired(0, 100);
         assertThat(store.claims().claim("default", 2, LEASE, Map.of(), A)).extracting(ClaimedJob::attempt).containsOnly(2);
 
-        Set<Fence> staleFirst = store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id1, 1)),
-                new Outcome.Completed(new Fence(id1, 2))), true);
-        Set<Fence> currentFirst = store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id2, 2)),
-                new Outcome.Completed(new Fence(id2, 1))), true);
+        Set<Fence> staleFirst = store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id1, 1), null),
+                new Outcome.Completed(new Fence(id1, 2), null)), true);
+        Set<Fence> currentFirst = store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id2, 2), null),
+                new Outcome.Completed(new Fence(id2, 1), null)), true);
 
         assertThat(staleFirst).containsExactly(new Fence(id1, 2));
         assertThat(currentFirst).containsExactly(new Fence(id2, 2));
@@ -217,7 +217,7 @@ class FencingTest extends DocketTest {
         expireLease(lost.id());
         store.jobs().rescueExpired(0, 100);
         assertThat(claimOne(B)).isEqualTo(new Fence(lost.id(), 2));
-        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(finished)), true)).containsExactly(finished);
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(finished, null)), true)).containsExactly(finished);
         Map<Long, Object> before = leases();
 
         Set<Fence> held = heartbeat(A, List.of(held1, held2, lost, finished, new Fence(lost.id(), 2),
@@ -246,8 +246,8 @@ class FencingTest extends DocketTest {
         assertThat(docket.cancel(id)).isTrue();
 
         assertThat(heartbeat(A, List.of(fence), LEASE)).isEmpty();
-        for (Outcome outcome : List.of(new Outcome.Completed(fence), new Outcome.Retry(fence, 0, "late"),
-                new Outcome.Dead(fence, "late", "late"), new Outcome.Released(fence, true))) {
+        for (Outcome outcome : List.of(new Outcome.Completed(fence, null), new Outcome.Retry(fence, 0, "late"),
+                new Outcome.Dead(fence, null, "late", "late"), new Outcome.Released(fence, true))) {
             assertThat(store.outcomes().writeOutcomes(A, List.of(outcome), true)).as("%s", outcome).isEmpty();
         }
         JobInfo job = docket.job(id).orElseThrow();
@@ -290,7 +290,7 @@ class FencingTest extends DocketTest {
         });
         assertThat(queryLong("SELECT count(*) FROM {s}.dead_jobs WHERE id = ?", id)).isEqualTo(1);
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isZero();
-        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id, 1))), true))
+        assertThat(store.outcomes().writeOutcomes(A, List.of(new Outcome.Completed(new Fence(id, 1), null)), true))
                 .as("the lost worker cannot complete a dead job").isEmpty();
         assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
     }

@@ -3,15 +3,22 @@ package dev.docket;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.docket.internal.db.ClaimedJob;
+import dev.docket.internal.db.Database;
+import dev.docket.internal.db.Outcome;
+import dev.docket.internal.db.SchemaName;
+import dev.docket.internal.json.PayloadCodec;
 import dev.docket.testing.DocketTest;
 import dev.docket.testing.Queries;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -79,6 +86,77 @@ class SequenceRaceTest extends DocketTest {
             assertThat(enqueue).isNotDone();
             tx.commit();
             assertThat(docket.job(enqueue.get()).orElseThrow().state()).isEqualTo(JobState.READY);
+        }
+    }
+
+    /**
+     * A completer's batch takes the heads of two sequences out while a bulk enqueue of both keys and an
+     * open transaction holding one of them are in flight. The batch takes its keys in the enqueue's
+     * order (sorted), so each waits for the other in turn. Taken in row order (the head of {@code b}
+     * is the older), the batch held {@code b} while it waited for {@code a}, the enqueue held {@code a}
+     * while it waited for {@code b}, and PostgreSQL aborted one of them as a deadlock.
+     */
+    @Test
+    @Timeout(30)
+    void aBatchThatCompletesSeveralHeadsTakesTheirKeysInTheOrderABulkEnqueueDoes() throws Exception {
+        Database store = store();
+        List<ClaimedJob> heads = claimHeadsOfBThenA(store, JobOptions.builder());
+        List<Outcome> completed = heads.stream()
+                .map(j -> (Outcome) new Outcome.Completed(j.fence(), j.sequenceKey())).toList();
+        removingTheHeadsWaitsInTheEnqueuesOrder(() -> store.outcomes().writeOutcomes("worker-a", completed, true));
+    }
+
+    /** The same for a rescue page that sends two heads whose leases expired to the dead-letter table. */
+    @Test
+    @Timeout(30)
+    void aRescueThatKillsSeveralHeadsTakesTheirKeysInTheOrderABulkEnqueueDoes() throws Exception {
+        Database store = store();
+        claimHeadsOfBThenA(store, JobOptions.builder().maxAttempts(1));
+        execute("UPDATE {s}.jobs SET lease_until = now() - interval '1 second'");
+        removingTheHeadsWaitsInTheEnqueuesOrder(() -> store.jobs().rescueExpired(0, 100));
+        assertThat(queryLong("SELECT count(*) FROM " + schema + ".dead_jobs")).isEqualTo(2);
+    }
+
+    private Database store() {
+        return new Database(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper());
+    }
+
+    /** Enqueues the heads of keys b and a, in that order (b's is the older), and claims both. */
+    private List<ClaimedJob> claimHeadsOfBThenA(Database store, JobOptions.Builder options) throws SQLException {
+        Docket docket = docket();
+        docket.enqueue("step", new Step("b", 0), options.sequenceKey("b").build());
+        docket.enqueue("step", new Step("a", 0), options.sequenceKey("a").build());
+        List<ClaimedJob> heads = store.claims().claim("default", 2, Duration.ofMinutes(1), Map.of(), "worker-a");
+        assertThat(heads).extracting(ClaimedJob::sequenceKey).containsExactlyInAnyOrder("a", "b");
+        return heads;
+    }
+
+    /**
+     * Runs {@code removeHeads} (which takes both heads out) while a transaction holds key b, then a bulk
+     * enqueue of a and b: the removal must wait for b holding a, the enqueue for a, and both finish once
+     * the transaction commits, the job enqueued in it promoted.
+     */
+    private void removingTheHeadsWaitsInTheEnqueuesOrder(Callable<?> removeHeads) throws Exception {
+        Docket docket = docket();
+        // Both waiters at once: the common pool may have a single thread on a small machine.
+        ExecutorService waiters = Executors.newFixedThreadPool(2);
+        try (Connection holdsB = dataSource().getConnection()) {
+            holdsB.setAutoCommit(false);
+            long behindB = docket.enqueue(holdsB, "step", new Step("b", 1), key("b"));
+            Future<?> removal = waiters.submit(removeHeads);
+            await().atMost(Duration.ofSeconds(10)).until(() -> waitingForKey("b") == 1);
+            Future<List<Long>> enqueue = waiters.submit(() -> docket.enqueueAll(List.of(
+                    NewJob.of("step", new Step("a", 1), key("a")), NewJob.of("step", new Step("b", 2), key("b")))));
+            await().atMost(Duration.ofSeconds(10)).until(() -> waitingForKey("a") + waitingForKey("b") == 2);
+            holdsB.commit();
+
+            removal.get();
+            List<Long> enqueued = enqueue.get();
+            assertThat(docket.job(behindB).orElseThrow().state()).isEqualTo(JobState.READY);
+            assertThat(docket.job(enqueued.get(0)).orElseThrow().state()).isEqualTo(JobState.READY);
+            assertThat(docket.job(enqueued.get(1)).orElseThrow().state()).isEqualTo(JobState.WAITING);
+        } finally {
+            waiters.shutdownNow();
         }
     }
 

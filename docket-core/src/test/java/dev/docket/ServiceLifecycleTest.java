@@ -105,7 +105,7 @@ class ServiceLifecycleTest extends DocketTest {
 
         cycle(completer, () -> {
             CompletableFuture<Boolean> written = new CompletableFuture<>();
-            completer.submit(new Outcome.Completed(new Fence(-1, 1)), written::complete);
+            completer.submit(new Outcome.Completed(new Fence(-1, 1), null), written::complete);
             assertThat(written).succeedsWithin(PROMPT);
         });
     }

@@ -144,7 +144,7 @@ class ShutdownTest extends DocketTest {
 
         // The abandoned attempt can no longer write its outcome: its fence does not match.
         assertThat(docket.shared().store().outcomes().writeOutcomes("stubborn-1",
-                List.of(new Outcome.Completed(new Fence(id, 1))), true)).isEmpty();
+                List.of(new Outcome.Completed(new Fence(id, 1), null)), true)).isEmpty();
         letGo.countDown();
         assertThat(returned.await(5, TimeUnit.SECONDS)).isTrue();
         assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.READY);
@@ -220,7 +220,7 @@ class ShutdownTest extends DocketTest {
         CompletableFuture<Long> pendingWhenSlotFreed = new CompletableFuture<>();
 
         executor.start(executor.hold(new ClaimedJob(1, "default", "work", "{\"n\":1}", 1, 0, Instant.EPOCH, 1, 3,
-                null, null, Instant.EPOCH)), () -> pendingWhenSlotFreed.complete(completer.backlog()), () -> { });
+                null, null, Instant.EPOCH, null)), () -> pendingWhenSlotFreed.complete(completer.backlog()), () -> { });
 
         assertThat(pendingWhenSlotFreed.get(10, TimeUnit.SECONDS))
                 .as("outcomes pending in the completer when the slot is freed").isEqualTo(1);

@@ -123,7 +123,7 @@ UPDATE {{schema}}.jobs
 
 -- fragment: jobClaimReturning
 RETURNING id, queue, kind, payload::text, payload_version, priority, run_at, attempt, max_attempts,
-          tenant, metadata::text, lease_until
+          tenant, metadata::text, lease_until, sequence_key
 
 -- name: jobClaim
 -- The locking sub-select is an ARRAY(...) argument, which PostgreSQL evaluates exactly once per

@@ -13,5 +13,18 @@ SELECT (SELECT min(id) FROM {{schema}}.jobs WHERE sequence_key = ? AND state <> 
 -- name: sequenceLockMany
 -- Takes the locks of a bulk enqueue's sequence keys in one order (sorted), before its insert takes
 -- them row by row: two bulk enqueues that share keys then queue up instead of deadlocking.
+-- sequenceLockJobs takes its keys in this same order (ORDER BY k, the database's collation).
 SELECT count({{schema}}.sequence_lock(k)) AS locked
   FROM (SELECT DISTINCT k FROM unnest(?::text[]) AS u(k) WHERE k IS NOT NULL ORDER BY k) s
+
+-- name: sequenceLockJobs
+-- Before a statement takes several heads out of the jobs table (a completer's batch, a rescue page),
+-- locks those rows and then their keys in sequenceLockMany's order: the removal's trigger would take
+-- the keys in row order, and a bulk enqueue holding one of them while it waits for another would
+-- deadlock with it. Rows first, all of them (the sort reads its whole input before it locks a key):
+-- a writer that holds one of the rows never waits for a key this statement holds.
+SELECT count({{schema}}.sequence_lock(k)) AS locked
+  FROM (SELECT DISTINCT j.sequence_key AS k
+          FROM (SELECT sequence_key FROM {{schema}}.jobs WHERE id = ANY (?::bigint[]) FOR UPDATE) j
+         WHERE j.sequence_key IS NOT NULL
+         ORDER BY k) s

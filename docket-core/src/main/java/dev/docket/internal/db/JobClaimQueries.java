@@ -61,7 +61,7 @@ public record JobClaimQueries(Jdbc jdbc, Statements sql) {
         return new ClaimedJob(rs.getLong("id"), rs.getString("queue"), rs.getString("kind"), rs.getString("payload"),
                 rs.getInt("payload_version"), rs.getInt("priority"), Jdbc.instant(rs, "run_at"), rs.getInt("attempt"),
                 rs.getInt("max_attempts"), rs.getString("tenant"), rs.getString("metadata"),
-                Jdbc.instant(rs, "lease_until"));
+                Jdbc.instant(rs, "lease_until"), rs.getString("sequence_key"));
     }
 
     /** UPDATE ... RETURNING comes in no particular order; handlers start in claim order. */

@@ -32,7 +32,7 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
      */
     public Set<Fence> writeOutcomes(String workerId, List<Outcome> outcomes, boolean keepHistory, boolean asyncCommit)
             throws SQLException {
-        if (!asyncCommit && oneKind(outcomes)) {
+        if (!asyncCommit && oneKind(outcomes) && !removesSeveralHeads(outcomes)) {
             // One statement is atomic on its own: auto-commit saves the COMMIT round trip, and a worker cut
             // off between its statement and its COMMIT can no longer hold the rows' locks meanwhile.
             return jdbc.autoCommit(c -> writeOutcomes(c, workerId, outcomes, keepHistory));
@@ -75,6 +75,15 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
         return true;
     }
 
+    /**
+     * Whether the outcomes take the heads of two or more sequences out of the jobs table: their keys'
+     * locks must then be taken in one order first, in the same transaction (see {@link #writeOutcomes(
+     * Connection, String, List, boolean)}). False, and no statement more, for jobs outside sequences.
+     */
+    private static boolean removesSeveralHeads(List<Outcome> outcomes) {
+        return SequenceQueries.severalKeys(outcomes.stream().map(Outcome::removesHeadOf));
+    }
+
     /** Rolls back a transaction whose outcome matched no row; never leaves {@link #writeOutcomeWith}. */
     private static final class FencedOut extends RuntimeException {
         FencedOut() {
@@ -106,6 +115,10 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
         deaths.sort(byId);
         released.sort(byId);
         snoozed.sort(byId);
+        if (removesSeveralHeads(outcomes)) {
+            SequenceQueries.lockKeysOfJobs(c, sql, outcomes.stream().filter(o -> o.removesHeadOf() != null)
+                    .map(o -> o.fence().id()).toArray());
+        }
         Set<Fence> applied = new HashSet<>();
         String complete = keepHistory ? "jobCompleteManyToHistory" : "jobCompleteManyDiscard";
         fencedMany(c, complete, completed, workerId, applied, (p, list) -> p);

@@ -55,6 +55,7 @@ public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
             if (ids.isEmpty()) {
                 return new Rescue(0, 0, 0, afterId, Set.of(), List.of());
             }
+            SequenceQueries.lockKeysOfJobs(c, sql, ids.toArray());
             List<Rescued> jobs = new ArrayList<>(Jdbc.list(c, sql.get("deadJobInsertExpired"), p -> p.array("bigint", ids),
                     rs -> new Rescued(rs.getString("queue"), rs.getString("kind"), true)));
             int dead = jobs.size();

@@ -5,8 +5,20 @@ public sealed interface Outcome {
 
     Fence fence();
 
-    /** The handler returned. */
-    record Completed(Fence fence) implements Outcome {
+    /**
+     * The sequence whose head this outcome takes out of the jobs table ({@code JobOptions.sequenceKey}),
+     * whose lock the write then takes; null when it takes out none.
+     */
+    default String removesHeadOf() {
+        return null;
+    }
+
+    /** The handler returned. {@code sequenceKey}: the job's, or null. */
+    record Completed(Fence fence, String sequenceKey) implements Outcome {
+        @Override
+        public String removesHeadOf() {
+            return sequenceKey;
+        }
     }
 
     /** The handler failed and the job runs again after {@code delayMillis}. */
@@ -18,7 +30,11 @@ public sealed interface Outcome {
     }
 
     /** The job goes to the dead-letter table. */
-    record Dead(Fence fence, String error, String reason) implements Outcome {
+    record Dead(Fence fence, String sequenceKey, String error, String reason) implements Outcome {
+        @Override
+        public String removesHeadOf() {
+            return sequenceKey;
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.stream.Stream;
 
 /**
  * Sequences ({@code JobOptions.sequenceKey}): the locks of a bulk enqueue, and what "why is this
@@ -33,9 +34,22 @@ public record SequenceQueries(Jdbc jdbc, Statements sql) {
      * enqueues could deadlock). Does nothing for fewer keys: no statement for jobs without one.
      */
     public static void lockKeys(Connection c, Statements sql, String[] sequenceKeys) throws SQLException {
-        if (Arrays.stream(sequenceKeys).filter(Objects::nonNull).distinct().limit(2).count() < 2) {
-            return;
+        if (severalKeys(Arrays.stream(sequenceKeys))) {
+            Jdbc.first(c, sql.get("sequenceLockMany"), p -> p.array("text", sequenceKeys), rs -> rs.getLong("locked"));
         }
-        Jdbc.first(c, sql.get("sequenceLockMany"), p -> p.array("text", sequenceKeys), rs -> rs.getLong("locked"));
+    }
+
+    /**
+     * Before a statement that removes several jobs, locks those jobs and then their sequence keys in
+     * {@link #lockKeys}'s order, on the caller's transaction (the removal's trigger would take the keys
+     * in row order, and could deadlock with a bulk enqueue of the same keys).
+     */
+    public static void lockKeysOfJobs(Connection c, Statements sql, Object[] jobIds) throws SQLException {
+        Jdbc.first(c, sql.get("sequenceLockJobs"), p -> p.array("bigint", jobIds), rs -> rs.getLong("locked"));
+    }
+
+    /** Whether {@code keys} hold two or more distinct sequence keys: only then does lock order matter. */
+    public static boolean severalKeys(Stream<String> keys) {
+        return keys.filter(Objects::nonNull).distinct().limit(2).count() == 2;
     }
 }

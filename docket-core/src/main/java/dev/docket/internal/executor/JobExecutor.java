@@ -209,7 +209,7 @@ public final class JobExecutor implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             observation.failed(e);
             // A payload that does not fit its type will not fit on the next attempt either.
-            return new Outcome.Dead(job.fence(), e.getMessage(), e.getMessage());
+            return new Outcome.Dead(job.fence(), job.sequenceKey(), e.getMessage(), e.getMessage());
         }
         Context ctx = new Context(job, outputs);
         try {
@@ -220,7 +220,7 @@ public final class JobExecutor implements AutoCloseable {
             return returned(ctx);
         } catch (PermanentJobFailure e) {
             observation.failed(e);
-            return new Outcome.Dead(job.fence(), describe(e), "permanent failure: " + e.getMessage());
+            return new Outcome.Dead(job.fence(), job.sequenceKey(), describe(e), "permanent failure: " + e.getMessage());
         } catch (Throwable e) {
             observation.failed(e);
             if (running.isReleasing()) {
@@ -239,7 +239,7 @@ public final class JobExecutor implements AutoCloseable {
         if (ctx.snoozeMillis >= 0) {
             return new Outcome.Snoozed(ctx.job.fence(), ctx.snoozeMillis);
         }
-        return new Outcome.Completed(ctx.job.fence());
+        return new Outcome.Completed(ctx.job.fence(), ctx.job.sequenceKey());
     }
 
     /**
@@ -258,7 +258,7 @@ public final class JobExecutor implements AutoCloseable {
         if (left.isNegative() || left.isZero()) {
             String reason = problem + ", and no worker that reads it took the job within " + kind.newerVersionWait()
                     + " (newerVersionWait); deploy the handler that knows it, then replay the job";
-            return new Outcome.Dead(job.fence(), reason, reason);
+            return new Outcome.Dead(job.fence(), job.sequenceKey(), reason, reason);
         }
         Duration step = waited.compareTo(MIN_VERSION_WAIT_STEP) < 0 ? MIN_VERSION_WAIT_STEP
                 : waited.compareTo(MAX_VERSION_WAIT_STEP) > 0 ? MAX_VERSION_WAIT_STEP : waited;
@@ -305,7 +305,7 @@ public final class JobExecutor implements AutoCloseable {
 
     private Outcome failed(ClaimedJob job, String error, RetryPolicy policy) {
         if (job.attempt() >= job.maxAttempts()) {
-            return new Outcome.Dead(job.fence(), error, "attempts exhausted (" + job.maxAttempts() + ")");
+            return new Outcome.Dead(job.fence(), job.sequenceKey(), error, "attempts exhausted (" + job.maxAttempts() + ")");
         }
         long delay = policy.backoff(job.attempt(), ThreadLocalRandom.current().nextDouble()).toMillis();
         return new Outcome.Retry(job.fence(), delay, error);

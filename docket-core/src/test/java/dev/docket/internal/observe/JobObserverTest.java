@@ -21,9 +21,9 @@ class JobObserverTest {
 
     private static final int JOBS = 200_000;
     private static final ClaimedJob JOB = new ClaimedJob(1, "default", "k", "{}", 1, 0, Instant.EPOCH, 1, 3, null, null,
-            Instant.EPOCH.plusSeconds(30));
+            Instant.EPOCH.plusSeconds(30), null);
     private static final List<ClaimedJob> CLAIMED = List.of(JOB);
-    private static final Outcome DONE = new Outcome.Completed(new Fence(1, 1));
+    private static final Outcome DONE = new Outcome.Completed(new Fence(1, 1), null);
     private static final Map<String, String> METADATA = Map.of();
     private static final Map<String, Duration> LEASES = Map.of();
 
