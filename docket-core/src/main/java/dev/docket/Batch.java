@@ -145,7 +145,7 @@ public record Batch(List<NewJob> jobs, NewJob onAllFinished, NewJob onAllSucceed
 
         private static NewJob callback(NewJob job) {
             Objects.requireNonNull(job, "callback");
-            Kinds.checkName(job.kind());
+            KindRegistry.checkName(job.kind());
             if (job.options().dependsOnIds().length > 0) {
                 throw new IllegalArgumentException("a batch callback depends on the batch's jobs, not on dependsOn ids");
             }

@@ -3,12 +3,13 @@ package dev.docket;
 import java.util.List;
 
 /**
- * What {@link Docket#enqueueBatch} enqueued: the batch's jobs (in the order given; a job whose unique key
- * a live job held is that job), and each callback's job id, or null where the batch has none.
+ * What {@link Docket#enqueueBatch} enqueued: the batch's jobs in the order given (a job whose unique key
+ * a live job held is that job, {@link Enqueued#inserted()} false), and each callback's job id, or null
+ * where the batch has none.
  */
-public record BatchEnqueued(List<Long> jobIds, Long onAllFinished, Long onAllSucceeded, Long onAnyDied) {
+public record BatchEnqueued(List<Enqueued> jobs, Long onAllFinished, Long onAllSucceeded, Long onAnyDied) {
 
     public BatchEnqueued {
-        jobIds = List.copyOf(jobIds);
+        jobs = List.copyOf(jobs);
     }
 }

@@ -13,16 +13,16 @@ final class CallerThreadJobs {
     }
 
     /** Makes jobs due within {@code makeDue} ready first, unless it is null; then runs every ready job. */
-    static List<JobRun> run(Shared shared, WorkerConfig config, Map<String, Integer> queues, Handlers handlers,
+    static List<JobRun> run(DocketWiring wiring, WorkerConfig config, Map<String, Integer> queues, Handlers handlers,
                             Duration makeDue) {
         if (queues.isEmpty() || handlers.isEmpty()) {
             throw new IllegalStateException("running jobs needs at least one queue and one handler: call "
                     + ".queue(name, concurrency) and .handler(kind, type, handler)");
         }
-        shared.schemaGuard().require();
-        CallerThreadRunner runner = new CallerThreadRunner(shared.store(), handlers.bindings(),
-                shared.kinds()::retryPolicy, shared.codec(), List.copyOf(queues.keySet()), config.lease(),
-                config.workerId(), !shared.historyRetention().isZero());
+        wiring.schemaGuard().require();
+        CallerThreadRunner runner = new CallerThreadRunner(wiring.store(), handlers.bindings(),
+                wiring.kinds()::retryPolicy, wiring.codec(), List.copyOf(queues.keySet()), config.lease(),
+                config.workerId(), !wiring.historyRetention().isZero());
         try {
             if (makeDue != null) {
                 runner.makeDue(makeDue);

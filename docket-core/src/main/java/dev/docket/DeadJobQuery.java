@@ -17,9 +17,9 @@ public record DeadJobQuery(String kind, String errorContains, String signature, 
     public static final int MAX_SIGNATURE_LENGTH = 200;
 
     public DeadJobQuery {
-        Checks.between("limit", limit, 1, 1000);
+        OptionChecks.between("limit", limit, 1, 1000);
         if (kind != null) {
-            Kinds.checkName(kind);
+            KindRegistry.checkName(kind);
         }
         if (errorContains != null && (errorContains.isEmpty() || errorContains.length() > 1000
                 || !dev.docket.internal.text.TextRules.isText(errorContains))) {

@@ -3,7 +3,7 @@ package dev.docket;
 import java.time.Instant;
 
 /**
- * A replay of dead jobs at a rate, started with {@link DocketAdmin#startReplay}: the maintenance
+ * A replay of dead jobs at a rate, started with {@link DocketAdmin#startDeadJobReplay}: the maintenance
  * leader puts the matching dead jobs back to ready, newest first, at no more than
  * {@code ratePerSecond}. Its progress is kept in the database, so it survives a restart of the node
  * that started it and a change of leader. Kept for 7 days after it finishes.

@@ -20,6 +20,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -54,7 +55,7 @@ import javax.sql.DataSource;
  * <p>Jobs run at least once: see {@link JobHandler}. {@link #close()} stops the workers this
  * instance started; it does not close the data source.
  */
-public final class Docket extends Enqueuer implements AutoCloseable {
+public final class Docket implements Enqueuer, AutoCloseable {
 
     /** The longest kind name, in characters. */
     public static final int MAX_KIND_LENGTH = 255;
@@ -65,8 +66,8 @@ public final class Docket extends Enqueuer implements AutoCloseable {
     private final DataSource dataSource;
     private final SchemaName schema;
     private final Database store;
-    private final Kinds kinds;
-    private final Shared shared;
+    private final KindRegistry kinds;
+    private final DocketWiring wiring;
     private final Duration migrationLockTimeout;
     private final JobInserter inserter;
     private final Workflows workflows;
@@ -90,7 +91,7 @@ public final class Docket extends Enqueuer implements AutoCloseable {
         List<CronEnqueuer.Schedule> schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(),
                 CronEnqueuer.executionTime(p.cron()), p.zone(), kinds.row(NewJob.of(p.kind(), p.payload(), p.options()))))
                 .toList();
-        this.shared = new Shared(store, schema, codec, kinds, schemaGuard, schedules, b.historyRetention,
+        this.wiring = new DocketWiring(store, schema, codec, kinds, schemaGuard, schedules, b.historyRetention,
                 b.deadJobRetention, observer, List.copyOf(b.rateLimits.values()));
         this.migrationLockTimeout = b.migrationLockTimeout;
         this.inserter = new JobInserter(dataSource, store, schemaGuard::require,
@@ -123,7 +124,7 @@ public final class Docket extends Enqueuer implements AutoCloseable {
     public int migrate() {
         try {
             int applied = new Migrator(dataSource, schema, migrationLockTimeout).migrate();
-            shared.schemaGuard().markCurrent();
+            wiring.schemaGuard().markCurrent();
             return applied;
         } catch (SQLException e) {
             throw new DocketException("docket: migrating schema " + schema.name() + " failed: " + e.getMessage(), e);
@@ -145,9 +146,83 @@ public final class Docket extends Enqueuer implements AutoCloseable {
         return call("reading the schema version", store.schema()::version);
     }
 
-    /** Inserts rows in a transaction of their own ({@code tx} null) or in the caller's. */
     @Override
-    List<Enqueued> enqueueRows(Connection tx, List<InsertRow> rows) {
+    public <T> Enqueued enqueue(JobKind<T> kind, T payload) {
+        return enqueue(kind, payload, JobOptions.defaults());
+    }
+
+    @Override
+    public <T> Enqueued enqueue(JobKind<T> kind, T payload, JobOptions options) {
+        return insert(null, List.of(kinds.row(kind, payload, options))).getFirst();
+    }
+
+    @Override
+    public <T> List<Enqueued> enqueueAll(JobKind<T> kind, Collection<? extends T> payloads) {
+        return insert(null, kinds.rows(kind, payloads));
+    }
+
+    @Override
+    public List<Enqueued> enqueueJobs(List<NewJob> jobs) {
+        return insert(null, kinds.rows(jobs));
+    }
+
+    @Override
+    public <T> Enqueued enqueue(Connection tx, JobKind<T> kind, T payload) {
+        return enqueue(tx, kind, payload, JobOptions.defaults());
+    }
+
+    @Override
+    public <T> Enqueued enqueue(Connection tx, JobKind<T> kind, T payload, JobOptions options) {
+        return insert(Objects.requireNonNull(tx, "tx"), List.of(kinds.row(kind, payload, options))).getFirst();
+    }
+
+    @Override
+    public <T> List<Enqueued> enqueueAll(Connection tx, JobKind<T> kind, Collection<? extends T> payloads) {
+        return insert(Objects.requireNonNull(tx, "tx"), kinds.rows(kind, payloads));
+    }
+
+    @Override
+    public List<Enqueued> enqueueJobs(Connection tx, List<NewJob> jobs) {
+        return insert(Objects.requireNonNull(tx, "tx"), kinds.rows(jobs));
+    }
+
+    @Override
+    public long enqueue(String kind, Object payload) {
+        return enqueue(kind, payload, JobOptions.defaults());
+    }
+
+    @Override
+    public long enqueue(String kind, Object payload, JobOptions options) {
+        return insert(null, List.of(kinds.row(NewJob.of(kind, payload, options)))).getFirst().id();
+    }
+
+    @Override
+    public List<Long> enqueueAll(List<NewJob> jobs) {
+        return ids(enqueueJobs(jobs));
+    }
+
+    @Override
+    public long enqueue(Connection tx, String kind, Object payload) {
+        return enqueue(tx, kind, payload, JobOptions.defaults());
+    }
+
+    @Override
+    public long enqueue(Connection tx, String kind, Object payload, JobOptions options) {
+        return insert(Objects.requireNonNull(tx, "tx"), List.of(kinds.row(NewJob.of(kind, payload, options))))
+                .getFirst().id();
+    }
+
+    @Override
+    public List<Long> enqueueAll(Connection tx, List<NewJob> jobs) {
+        return ids(enqueueJobs(tx, jobs));
+    }
+
+    private static List<Long> ids(List<Enqueued> enqueued) {
+        return enqueued.stream().map(Enqueued::id).toList();
+    }
+
+    /** Inserts rows in a transaction of their own ({@code tx} null, or joining an external one) or in the caller's. */
+    private List<Enqueued> insert(Connection tx, List<InsertRow> rows) {
         try {
             return tx != null ? inserter.insert(tx, rows) : inserter.insertJoiningOrOwn(rows);
         } catch (SQLException e) {
@@ -159,9 +234,9 @@ public final class Docket extends Enqueuer implements AutoCloseable {
      * Enqueues a workflow's steps as jobs that wait for each other, in one transaction of its own (an
      * enqueue that joins a transaction managed elsewhere takes {@link #enqueueWorkflow(Connection, Workflow)}).
      *
-     * @return the workflow's id, for {@link DocketAdmin#workflow}
+     * @return the workflow's id (for {@link DocketAdmin#workflow}) and each step's job
      */
-    public long enqueueWorkflow(Workflow workflow) {
+    public WorkflowEnqueued enqueueWorkflow(Workflow workflow) {
         return workflows.enqueue(null, Objects.requireNonNull(workflow, "workflow"));
     }
 
@@ -169,7 +244,7 @@ public final class Docket extends Enqueuer implements AutoCloseable {
      * Enqueues a workflow inside the caller's transaction: it exists (steps, jobs and all) if and only if
      * that transaction commits. Never commits, rolls back or closes {@code tx}.
      */
-    public long enqueueWorkflow(Connection tx, Workflow workflow) {
+    public WorkflowEnqueued enqueueWorkflow(Connection tx, Workflow workflow) {
         return workflows.enqueue(Objects.requireNonNull(tx, "tx"),
                 Objects.requireNonNull(workflow, "workflow"));
     }
@@ -203,7 +278,7 @@ public final class Docket extends Enqueuer implements AutoCloseable {
 
     /** Listings, statistics and dead-letter replay; see {@link DocketAdmin}. */
     public DocketAdmin admin() {
-        return new DocketAdmin(shared, workflows);
+        return new DocketAdmin(wiring, workflows);
     }
 
     /**
@@ -215,13 +290,8 @@ public final class Docket extends Enqueuer implements AutoCloseable {
         return kinds.retryPolicy(kind);
     }
 
-    @Override
-    Kinds kinds() {
-        return kinds;
-    }
-
-    Shared shared() {
-        return shared;
+    DocketWiring wiring() {
+        return wiring;
     }
 
     /**

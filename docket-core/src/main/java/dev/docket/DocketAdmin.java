@@ -23,15 +23,15 @@ import java.util.Optional;
  */
 public final class DocketAdmin {
 
-    private final Shared shared;
+    private final DocketWiring wiring;
     private final Database store;
     private final PayloadRepairs repairs;
     private final Workflows workflows;
 
-    DocketAdmin(Shared shared, Workflows workflows) {
-        this.shared = shared;
-        this.store = shared.store();
-        this.repairs = new PayloadRepairs(store, shared.codec());
+    DocketAdmin(DocketWiring wiring, Workflows workflows) {
+        this.wiring = wiring;
+        this.store = wiring.store();
+        this.repairs = new PayloadRepairs(store, wiring.codec());
         this.workflows = workflows;
     }
 
@@ -85,9 +85,9 @@ public final class DocketAdmin {
      */
     public List<DeadJobGroup> deadJobGroups(String kind, int limit) {
         if (kind != null) {
-            Kinds.checkName(kind);
+            KindRegistry.checkName(kind);
         }
-        Checks.between("limit", limit, 1, 1000);
+        OptionChecks.between("limit", limit, 1, 1000);
         return call("grouping dead jobs", () -> {
             store.deadJobs().sign();
             return store.deadJobs().groups(kind, limit);
@@ -122,7 +122,7 @@ public final class DocketAdmin {
      * read, and a payload the patch would make invalid (over {@code maxPayloadBytes}) fails the whole
      * repair, naming the job. Jobs the patch leaves unchanged are neither written nor recorded; the
      * others are recorded as for {@link #repairDead}. Replay them afterwards, by signature and at a rate
-     * ({@link #startReplay}).
+     * ({@link #startDeadJobReplay}).
      *
      * @param group      the group: {@code kind} and {@code signature} are required; {@code errorContains} and
      *                   {@code before} narrow it further; its page size is not used
@@ -177,19 +177,19 @@ public final class DocketAdmin {
      * its page size is not used), newest first, at no more than {@code ratePerSecond}, at most {@code max}
      * of them. The cluster's maintenance leader carries it out a turn per maintenance round, so a worker
      * with maintenance on must be running; its progress is kept in the database
-     * ({@link #replay(long)}), so it survives a restart of this node and a change of leader. Jobs that die
+     * ({@link #deadJobReplay(long)}), so it survives a restart of this node and a change of leader. Jobs that die
      * while it runs may be replayed by it too. A replay of nothing is {@link DeadJobReplay.State#DONE} at once.
      *
      * @param ratePerSecond more than 0 and at most {@link #MAX_REPLAY_RATE}; fractions are fine (0.5: one job every 2 s)
      * @param max           1 to {@link #MAX_REPLAY}
      */
-    public DeadJobReplay startReplay(DeadJobQuery filter, double ratePerSecond, int max) {
+    public DeadJobReplay startDeadJobReplay(DeadJobQuery filter, double ratePerSecond, int max) {
         Objects.requireNonNull(filter, "filter");
         if (!(ratePerSecond > 0 && ratePerSecond <= MAX_REPLAY_RATE)) {
             throw new IllegalArgumentException("ratePerSecond must be more than 0 and at most " + (long) MAX_REPLAY_RATE
                     + ", was " + ratePerSecond);
         }
-        Checks.between("max", max, 1, MAX_REPLAY);
+        OptionChecks.between("max", max, 1, MAX_REPLAY);
         return call("starting a dead-letter replay", () -> {
             if (filter.signature() != null) {
                 store.deadJobs().sign();
@@ -198,13 +198,13 @@ public final class DocketAdmin {
         });
     }
 
-    /** A replay started with {@link #startReplay}, as far as it has got; empty once pruned (7 days after it finished). */
-    public Optional<DeadJobReplay> replay(long id) {
+    /** A replay started with {@link #startDeadJobReplay}, as far as it has got; empty once pruned (7 days after it finished). */
+    public Optional<DeadJobReplay> deadJobReplay(long id) {
         return call("reading dead-letter replay " + id, () -> store.deadJobReplays().find(id));
     }
 
     /** The replays still running and those finished in the last 7 days, newest first, at most 100. */
-    public List<DeadJobReplay> replays() {
+    public List<DeadJobReplay> deadJobReplays() {
         return call("listing dead-letter replays", () -> store.deadJobReplays().list(100));
     }
 
@@ -258,7 +258,7 @@ public final class DocketAdmin {
      * live, finished (within the history's retention) or dead. For operators' commands, as {@link #knowsQueue}.
      */
     public boolean knowsKind(String kind) {
-        Kinds.checkName(kind);
+        KindRegistry.checkName(kind);
         return call("looking up kind " + kind, () -> store.rateLimits().knownKind(kind));
     }
 
@@ -298,7 +298,7 @@ public final class DocketAdmin {
     public boolean removeRateLimit(RateLimit.Scope scope, String name) {
         Objects.requireNonNull(scope, "scope");
         if (scope == RateLimit.Scope.KIND) {
-            Kinds.checkName(name);
+            KindRegistry.checkName(name);
         } else {
             JobOptionRules.checkQueue(name);
         }
@@ -345,7 +345,7 @@ public final class DocketAdmin {
      */
     public DoctorReport doctor(DoctorOptions options) {
         Objects.requireNonNull(options, "options");
-        return call("running doctor", () -> new Doctor(store, shared.schema().name(), shared.historyRetention()).run(options));
+        return call("running doctor", () -> new Doctor(store, wiring.schema().name(), wiring.historyRetention()).run(options));
     }
 
     /**
@@ -379,7 +379,7 @@ public final class DocketAdmin {
      * @param p99 more than zero and at most {@link #MAX_SLO}, or null to clear
      */
     public void setKindPickupSlo(String kind, Duration p99) {
-        Kinds.checkName(kind);
+        KindRegistry.checkName(kind);
         checkSlo("pickup p99", p99);
         run("setting the pickup SLO of kind " + kind, () -> store.slos().set(Slo.Target.KIND_PICKUP_P99, kind, p99));
     }

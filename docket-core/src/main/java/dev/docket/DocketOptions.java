@@ -27,7 +27,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
     int maxPayloadBytes = 256 * 1024;
     RetryPolicy defaultRetryPolicy = RetryPolicy.defaults();
     final List<PeriodicJob> periodic = new ArrayList<>();
-    final Kinds.Declarations kinds = new Kinds.Declarations();
+    final KindRegistry.Declarations kinds = new KindRegistry.Declarations();
     Duration historyRetention = Duration.ofDays(7);
     Duration deadJobRetention = Duration.ofDays(30);
     Duration migrationLockTimeout = Duration.ofSeconds(10);
@@ -67,7 +67,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
 
     /** The largest payload accepted, in bytes of JSON; default 256 KiB; from 2 bytes to 64 MiB. */
     public Docket.Builder maxPayloadBytes(int maxPayloadBytes) {
-        this.maxPayloadBytes = Checks.between("maxPayloadBytes", maxPayloadBytes, 2, 64 * 1024 * 1024);
+        this.maxPayloadBytes = OptionChecks.between("maxPayloadBytes", maxPayloadBytes, 2, 64 * 1024 * 1024);
         return self();
     }
 
@@ -185,19 +185,19 @@ abstract sealed class DocketOptions permits Docket.Builder {
      * day partition at a time. {@link Duration#ZERO} deletes jobs on completion instead.
      */
     public Docket.Builder historyRetention(Duration retention) {
-        this.historyRetention = Checks.nonNegative("historyRetention", retention);
+        this.historyRetention = OptionChecks.nonNegative("historyRetention", retention);
         return self();
     }
 
     /** How long dead jobs stay in the dead-letter table, default 30 days. */
     public Docket.Builder deadJobRetention(Duration retention) {
-        this.deadJobRetention = Checks.nonNegative("deadJobRetention", retention);
+        this.deadJobRetention = OptionChecks.nonNegative("deadJobRetention", retention);
         return self();
     }
 
     /** {@code lock_timeout} for each migration once it holds the migration lock; default 10 s. */
     public Docket.Builder migrationLockTimeout(Duration timeout) {
-        this.migrationLockTimeout = Checks.positive("migrationLockTimeout", timeout);
+        this.migrationLockTimeout = OptionChecks.positive("migrationLockTimeout", timeout);
         return self();
     }
 
@@ -212,7 +212,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
 
     /** The per-queue notification rate limit window, default 5 ms. */
     public Docket.Builder notifyWindow(Duration window) {
-        this.notifyWindow = Checks.positive("notifyWindow", window);
+        this.notifyWindow = OptionChecks.positive("notifyWindow", window);
         return self();
     }
 
@@ -253,7 +253,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
      * series without bound. A kind literally named {@code other} shares that label.
      */
     public Docket.Builder metricsKindLimit(int limit) {
-        this.metricsKindLimit = Checks.between("metricsKindLimit", limit, 1, 10_000);
+        this.metricsKindLimit = OptionChecks.between("metricsKindLimit", limit, 1, 10_000);
         return self();
     }
 
@@ -263,7 +263,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
      * grouped count over the live jobs table and one read of its statistics.
      */
     public Docket.Builder metricsInterval(Duration interval) {
-        Checks.positive("metricsInterval", interval);
+        OptionChecks.positive("metricsInterval", interval);
         if (interval.compareTo(Duration.ofMillis(100)) < 0 || interval.compareTo(Duration.ofHours(1)) > 0) {
             throw new IllegalArgumentException("metricsInterval must be between 100 ms and 1 hour, was " + interval);
         }

@@ -1,149 +1,86 @@
 package dev.docket;
 
-import dev.docket.internal.db.InsertRow;
 import java.sql.Connection;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 
 /**
- * The enqueue family, which {@link Docket} is: one job, one job with options, many jobs; each in
- * a transaction of its own or in the caller's (a {@link Connection} first). The typed forms take a
- * {@link JobKind} and say, for every job, whether it was inserted or a live job already held its
- * unique key. The string-kind forms are the thin form for kinds known only by name; those returning
- * ids keep their first signatures. Code that only enqueues may depend on this type rather than on
- * the whole {@link Docket}.
+ * Enqueueing, which {@link Docket} implements: one symmetric family. Each form enqueues one job, one
+ * job with options, or many jobs, in a transaction of its own or (a {@link Connection} first) in the
+ * caller's, where the jobs exist if and only if that transaction commits; the caller's transaction is
+ * never committed, rolled back or closed here. The family comes in two flavours:
+ *
+ * <ul>
+ *   <li><b>By {@link JobKind}</b>: the payload type-checked, and the answer says for each job what was
+ *       enqueued: its id, and whether this call inserted it or found a live job that already held its
+ *       unique key ({@link Enqueued}). {@link JobKind#named(String)} is the kind of a name, when the
+ *       payload type is the caller's choice; {@link #enqueueJobs} takes jobs of any kinds at once.</li>
+ *   <li><b>By name</b> ({@code "send_email"}): the job's id, or the ids in the order given. A job whose
+ *       unique key a live job holds answers that job's id.</li>
+ * </ul>
+ *
+ * <p>Options a job leaves unset take its kind's {@link JobKind#defaults()}, payload version and
+ * retry policy's max attempts; a kind known only by name gets the settings declared for that name
+ * on the {@link Docket.Builder} ({@link Docket.Builder#kind}), if any.
+ *
+ * <p>An interface so that code that only enqueues can depend on it, and its tests on a fake.
+ *
+ * <p>Every form throws {@link IllegalArgumentException} for a bad kind name, a payload that is not
+ * JSON-mappable or is larger than the Docket's {@code maxPayloadBytes}, or options the database would
+ * refuse, and {@link DocketException} when the database fails; either way nothing is enqueued by a
+ * form with a transaction of its own.
  */
-public abstract sealed class Enqueuer permits Docket {
+public interface Enqueuer {
 
-    Enqueuer() {
-    }
+    /** Enqueues a job of {@code kind} with the kind's defaults. */
+    <T> Enqueued enqueue(JobKind<T> kind, T payload);
 
-    /** What this Docket knows about kinds; where every job's row is made. */
-    abstract Kinds kinds();
+    /** Enqueues a job of {@code kind}; options left unset take the kind's defaults. */
+    <T> Enqueued enqueue(JobKind<T> kind, T payload, JobOptions options);
 
-    /** Inserts rows in a transaction of their own ({@code tx} null) or in the caller's. */
-    abstract List<Enqueued> enqueueRows(Connection tx, List<InsertRow> rows);
-
-    /**
-     * Enqueues a job of {@code kind} with the kind's defaults, in its own transaction.
-     *
-     * @return its id, and that it was inserted
-     * @throws IllegalArgumentException for a payload that is not JSON-mappable or too large
-     * @throws DocketException          when the database fails
-     */
-    public <T> Enqueued enqueue(JobKind<T> kind, T payload) {
-        return enqueue(kind, payload, JobOptions.defaults());
-    }
+    /** Enqueues many jobs of {@code kind} with the kind's defaults, in one insert; answers them in the order given. */
+    <T> List<Enqueued> enqueueAll(JobKind<T> kind, Collection<? extends T> payloads);
 
     /**
-     * Enqueues a job of {@code kind} in its own transaction. Options left unset take the kind's
-     * {@link JobKind#defaults()}, payload version and retry policy's max attempts. With a unique key
-     * that a live job already holds, nothing is inserted and that job is returned.
-     *
-     * @throws IllegalArgumentException for a payload that is not JSON-mappable or too large
-     * @throws DocketException          when the database fails
+     * Enqueues many jobs of any kinds, each with its own options ({@link NewJob#of(JobKind, Object,
+     * JobOptions)}, {@link NewJob#of(String, Object, JobOptions)}), in one insert; answers them in the
+     * order given. {@link #enqueueAll(List)} is the same, answering ids.
      */
-    public <T> Enqueued enqueue(JobKind<T> kind, T payload, JobOptions options) {
-        return enqueueRows(null, List.of(kinds().row(kind, payload, options))).getFirst();
-    }
+    List<Enqueued> enqueueJobs(List<NewJob> jobs);
+
+    /** {@link #enqueue(JobKind, Object)} inside the caller's transaction. */
+    <T> Enqueued enqueue(Connection tx, JobKind<T> kind, T payload);
+
+    /** {@link #enqueue(JobKind, Object, JobOptions)} inside the caller's transaction. */
+    <T> Enqueued enqueue(Connection tx, JobKind<T> kind, T payload, JobOptions options);
+
+    /** {@link #enqueueAll(JobKind, Collection)} inside the caller's transaction. */
+    <T> List<Enqueued> enqueueAll(Connection tx, JobKind<T> kind, Collection<? extends T> payloads);
 
     /**
-     * Enqueues many jobs of {@code kind} with the kind's defaults in one transaction of their own and
-     * one insert; returns them in the order given.
+     * {@link #enqueueJobs(List)} inside the caller's transaction. A competing insert of the same unique
+     * key that is still uncommitted is waited for: if it rolls back, this call inserts and says so.
      */
-    public <T> List<Enqueued> enqueueAll(JobKind<T> kind, Collection<? extends T> payloads) {
-        return enqueueRows(null, kinds().rows(kind, payloads));
-    }
+    List<Enqueued> enqueueJobs(Connection tx, List<NewJob> jobs);
 
-    /** Like {@link #enqueue(JobKind, Object)}, inside the caller's transaction (see {@link #enqueue(Connection, String, Object, JobOptions)}). */
-    public <T> Enqueued enqueue(Connection tx, JobKind<T> kind, T payload) {
-        return enqueue(tx, kind, payload, JobOptions.defaults());
-    }
+    /** Enqueues a job of the kind named {@code kind} with {@link JobOptions#defaults()}; returns its id. */
+    long enqueue(String kind, Object payload);
+
+    /** Enqueues a job of the kind named {@code kind}; returns its id. */
+    long enqueue(String kind, Object payload, JobOptions options);
+
+    /** Enqueues many jobs in one insert; returns their ids in the order given. */
+    List<Long> enqueueAll(List<NewJob> jobs);
+
+    /** {@link #enqueue(String, Object)} inside the caller's transaction. */
+    long enqueue(Connection tx, String kind, Object payload);
 
     /**
-     * Like {@link #enqueue(JobKind, Object, JobOptions)}, inside the caller's transaction: the job
-     * exists if and only if that transaction commits. Never commits, rolls back or closes {@code tx}.
+     * {@link #enqueue(String, Object, JobOptions)} inside the caller's transaction: the job exists if
+     * and only if that transaction commits; idle workers are woken at its commit.
      */
-    public <T> Enqueued enqueue(Connection tx, JobKind<T> kind, T payload, JobOptions options) {
-        return enqueueRows(Objects.requireNonNull(tx, "tx"), List.of(kinds().row(kind, payload, options))).getFirst();
-    }
+    long enqueue(Connection tx, String kind, Object payload, JobOptions options);
 
-    /** Like {@link #enqueueAll(JobKind, Collection)}, inside the caller's transaction. */
-    public <T> List<Enqueued> enqueueAll(Connection tx, JobKind<T> kind, Collection<? extends T> payloads) {
-        return enqueueRows(Objects.requireNonNull(tx, "tx"), kinds().rows(kind, payloads));
-    }
-
-    /** Enqueues a job with {@link JobOptions#defaults()} in its own transaction and returns its id. */
-    public long enqueue(String kind, Object payload) {
-        return enqueue(kind, payload, JobOptions.defaults());
-    }
-
-    /**
-     * Enqueues a job in its own transaction and returns its id. With a unique key that a live job
-     * already holds, nothing is inserted and that job's id is returned. A kind declared or configured
-     * on the {@link Docket.Builder} gets its settings.
-     *
-     * @throws IllegalArgumentException for a bad kind or a payload that is not JSON-mappable or too large
-     * @throws DocketException          when the database fails
-     */
-    public long enqueue(String kind, Object payload, JobOptions options) {
-        return enqueueWithResult(kind, payload, options).id();
-    }
-
-    /** Like {@link #enqueue(Connection, String, Object, JobOptions)} with {@link JobOptions#defaults()}. */
-    public long enqueue(Connection tx, String kind, Object payload) {
-        return enqueue(tx, kind, payload, JobOptions.defaults());
-    }
-
-    /**
-     * Enqueues a job inside the caller's transaction: the job exists if and only if that transaction
-     * commits. Never commits, rolls back or closes {@code tx}; idle workers are woken at its commit.
-     */
-    public long enqueue(Connection tx, String kind, Object payload, JobOptions options) {
-        return enqueueWithResult(tx, kind, payload, options).id();
-    }
-
-    /**
-     * Enqueues a job in its own transaction and says whether it inserted it or found a live job with
-     * the same unique key.
-     */
-    public Enqueued enqueueWithResult(String kind, Object payload, JobOptions options) {
-        return enqueueRows(null, List.of(kinds().row(NewJob.of(kind, payload, options)))).getFirst();
-    }
-
-    /** Like {@link #enqueueWithResult(String, Object, JobOptions)}, inside the caller's transaction. */
-    public Enqueued enqueueWithResult(Connection tx, String kind, Object payload, JobOptions options) {
-        return enqueueRows(Objects.requireNonNull(tx, "tx"), List.of(kinds().row(NewJob.of(kind, payload, options)))).getFirst();
-    }
-
-    /**
-     * Enqueues many jobs in one transaction of their own, in one insert; returns their ids in order.
-     * Jobs of a {@link JobKind} are made with {@link NewJob#of(JobKind, Object, JobOptions)}.
-     */
-    public List<Long> enqueueAll(List<NewJob> jobs) {
-        return enqueueAllWithResult(jobs).stream().map(Enqueued::id).toList();
-    }
-
-    /** Like {@link #enqueueAll(List)}, saying for each job whether it was inserted. */
-    public List<Enqueued> enqueueAllWithResult(List<NewJob> jobs) {
-        return enqueueRows(null, kinds().rows(jobs));
-    }
-
-    /**
-     * Enqueues many jobs inside the caller's transaction with one insert statement (not one per job),
-     * and returns their ids in the order given. Never commits, rolls back or closes {@code tx}.
-     */
-    public List<Long> enqueueAll(Connection tx, List<NewJob> jobs) {
-        return enqueueAllWithResult(tx, jobs).stream().map(Enqueued::id).toList();
-    }
-
-    /**
-     * Like {@link #enqueueAll(Connection, List)}, saying for each job whether this call inserted it or
-     * found a live job holding its unique key. A competing insert that is still uncommitted is waited
-     * for: if it rolls back, this call inserts and says so.
-     */
-    public List<Enqueued> enqueueAllWithResult(Connection tx, List<NewJob> jobs) {
-        return enqueueRows(Objects.requireNonNull(tx, "tx"), kinds().rows(jobs));
-    }
+    /** {@link #enqueueAll(List)} inside the caller's transaction, with one insert statement (not one per job). */
+    List<Long> enqueueAll(Connection tx, List<NewJob> jobs);
 }

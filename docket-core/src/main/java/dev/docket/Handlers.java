@@ -16,19 +16,23 @@ import java.util.function.UnaryOperator;
  */
 final class Handlers {
 
-    private final Kinds kinds;
+    private final KindRegistry kinds;
     private final Map<String, HandlerBinding<?>> bindings = new HashMap<>();
     private final Map<String, Map<Integer, UnaryOperator<JsonNode>>> upcasters = new HashMap<>();
     /** Kinds whose handler was registered by name alone, whose upcasters may still be added. */
     private final Set<String> namedOnly = new HashSet<>();
 
-    Handlers(Kinds kinds) {
+    Handlers(KindRegistry kinds) {
         this.kinds = kinds;
     }
 
     /** Binds {@code handler} or, when it is null, {@code transactional} to {@code kind}. */
     <T> void add(JobKind<T> kind, JobHandler<T> handler, TransactionalJobHandler<T> transactional) {
         Objects.requireNonNull(kind, "kind");
+        if (kind.byName()) {
+            add(kind.name(), kind.payloadType(), handler, transactional, HandlerOptions.defaults());
+            return;
+        }
         Objects.requireNonNull(handler == null ? transactional : handler, "handler");
         JobKind<?> declared = kinds.declared(kind.name());
         if (declared != null && declared != kind) {
@@ -41,7 +45,7 @@ final class Handlers {
     /** Binds {@code handler} or, when it is null, {@code transactional} to the kind named {@code kind}. */
     <T> void add(String kind, Class<T> payloadType, JobHandler<T> handler, TransactionalJobHandler<T> transactional,
                  HandlerOptions options) {
-        Kinds.checkName(kind);
+        KindRegistry.checkName(kind);
         Objects.requireNonNull(payloadType, "payloadType");
         Objects.requireNonNull(handler == null ? transactional : handler, "handler");
         Objects.requireNonNull(options, "options");
@@ -82,7 +86,7 @@ final class Handlers {
     }
 
     void upcaster(String kind, int fromVersion, UnaryOperator<JsonNode> upcaster) {
-        Kinds.checkName(kind);
+        KindRegistry.checkName(kind);
         Objects.requireNonNull(upcaster, "upcaster");
         if (fromVersion < 1) {
             throw new IllegalArgumentException("fromVersion must be >= 1, was " + fromVersion);

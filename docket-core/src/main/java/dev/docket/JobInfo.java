@@ -1,6 +1,6 @@
 package dev.docket;
 
-import dev.docket.internal.json.WaitNote;
+import dev.docket.internal.json.VersionWaitNote;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -56,7 +56,7 @@ public record JobInfo(long id, String queue, String kind, JobState state, int pr
         if (state != JobState.SCHEDULED && state != JobState.READY) {
             return Optional.empty();
         }
-        return Optional.ofNullable(WaitNote.reason(metadata, runAt));
+        return Optional.ofNullable(VersionWaitNote.reason(metadata, runAt));
     }
 
     @Override

@@ -55,8 +55,14 @@ public final class JobKind<T> {
     private final Duration lease;
     private final Duration timeout;
     private final Duration newerVersionWait;
+    /** Made by {@link #named}: its settings are those the Docket has for its name. */
+    private final boolean byName;
 
     private JobKind(Builder<T> b) {
+        this(b, false);
+    }
+
+    private JobKind(Builder<T> b, boolean byName) {
         this.name = b.name;
         this.payloadType = b.payloadType;
         this.payloadVersion = b.payloadVersion;
@@ -66,6 +72,7 @@ public final class JobKind<T> {
         this.lease = b.lease;
         this.timeout = b.timeout;
         this.newerVersionWait = b.newerVersionWait;
+        this.byName = byName;
     }
 
     /**
@@ -77,6 +84,27 @@ public final class JobKind<T> {
      */
     public static <T> Builder<T> of(String name, Class<T> payloadType) {
         return new Builder<>(name, payloadType);
+    }
+
+    /**
+     * The kind of the name {@code name}, for the forms that answer {@link Enqueued} (and handlers) when
+     * the payload is whatever the caller passes: {@code docket.enqueue(JobKind.named("send_email"), payload,
+     * options)} enqueues exactly as {@code docket.enqueue("send_email", payload, options)} does, with the
+     * settings the Docket declares for the name ({@link Docket.Builder#kind}), if any, and answers whether
+     * it inserted the job. A handler registered with it reads payloads as {@code Object} (maps, lists,
+     * strings, numbers); declare a kind with {@link #of} for a payload type of your own. Its own
+     * settings are the defaults, and are not used.
+     *
+     * @throws IllegalArgumentException for a name that is blank, longer than {@value Docket#MAX_KIND_LENGTH}
+     *                                  characters, or not printable text
+     */
+    public static JobKind<Object> named(String name) {
+        return new JobKind<>(new Builder<>(name, Object.class), true);
+    }
+
+    /** Whether this kind was made by {@link #named}: the Docket's settings for its name apply, not its own. */
+    boolean byName() {
+        return byName;
     }
 
     /** The kind's name. */
@@ -159,9 +187,15 @@ public final class JobKind<T> {
         return new JobKind<>(b);
     }
 
-    /** {@code options} with this kind's defaults and payload version filled in where they are unset. */
+    /**
+     * {@code options} with this kind's defaults and payload version filled in where they are unset; as
+     * given for a kind {@link #named by name}, whose settings the Docket fills in at enqueue.
+     */
     JobOptions resolve(JobOptions options) {
         Objects.requireNonNull(options, "options");
+        if (byName) {
+            return options;
+        }
         JobOptions resolved = options.withDefaults(defaults);
         if (resolved.payloadVersion() == null || (resolved.maxAttempts() == null && retry != null)) {
             JobOptions.Builder b = resolved.toBuilder();
@@ -178,6 +212,9 @@ public final class JobKind<T> {
 
     @Override
     public String toString() {
+        if (byName) {
+            return "JobKind[" + name + ", by name]";
+        }
         return "JobKind[" + name + ", " + payloadType.getSimpleName() + ", version " + payloadVersion + "]";
     }
 
@@ -194,7 +231,7 @@ public final class JobKind<T> {
         private Duration newerVersionWait = DEFAULT_NEWER_VERSION_WAIT;
 
         private Builder(String name, Class<T> payloadType) {
-            Kinds.checkName(name);
+            KindRegistry.checkName(name);
             this.name = name;
             this.payloadType = Objects.requireNonNull(payloadType, "payloadType");
         }

@@ -1,7 +1,7 @@
 package dev.docket;
 
-import static dev.docket.Checks.atLeast;
-import static dev.docket.Checks.between;
+import static dev.docket.OptionChecks.atLeast;
+import static dev.docket.OptionChecks.between;
 import static dev.docket.internal.enqueue.JobOptionRules.checkDelay;
 import static dev.docket.internal.enqueue.JobOptionRules.checkDependsOn;
 import static dev.docket.internal.enqueue.JobOptionRules.checkKey;

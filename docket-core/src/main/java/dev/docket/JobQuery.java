@@ -15,12 +15,12 @@ import dev.docket.internal.enqueue.JobOptionRules;
 public record JobQuery(JobState state, String queue, String kind, Long before, int limit) {
 
     public JobQuery {
-        Checks.between("limit", limit, 1, 1000);
+        OptionChecks.between("limit", limit, 1, 1000);
         if (queue != null) {
             JobOptionRules.checkQueue(queue);
         }
         if (kind != null) {
-            Kinds.checkName(kind);
+            KindRegistry.checkName(kind);
         }
     }
 

@@ -9,7 +9,7 @@ import java.util.Objects;
 public record NewJob(String kind, Object payload, JobOptions options) {
 
     public NewJob {
-        Kinds.checkName(kind);
+        KindRegistry.checkName(kind);
         Objects.requireNonNull(options, "options");
     }
 

@@ -36,7 +36,7 @@ public record PeriodicJob(String name, String cron, ZoneId zone, String kind, Ob
         }
         Objects.requireNonNull(zone, "zone");
         Objects.requireNonNull(options, "options");
-        Kinds.checkName(kind);
+        KindRegistry.checkName(kind);
         CronEnqueuer.executionTime(cron);
     }
 

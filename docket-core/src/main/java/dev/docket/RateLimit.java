@@ -55,7 +55,7 @@ public record RateLimit(Scope scope, String name, int permits, Duration period, 
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(period, "period");
         if (scope == Scope.KIND) {
-            Kinds.checkName(name);
+            KindRegistry.checkName(name);
         } else {
             JobOptionRules.checkQueue(Objects.requireNonNull(name, "name"));
         }

@@ -46,7 +46,7 @@ public final class Worker implements AutoCloseable {
     private Worker(Builder b, WorkerConfig config) {
         this.docket = b.docket;
         this.config = config;
-        this.services = new WorkerServices(docket.shared(), config, b.queues, b.handlers.bindings());
+        this.services = new WorkerServices(docket.wiring(), config, b.queues, b.handlers.bindings());
     }
 
     private Worker start() {
@@ -127,7 +127,7 @@ public final class Worker implements AutoCloseable {
 
         Builder(Docket docket) {
             this.docket = docket;
-            this.handlers = new Handlers(docket.shared().kinds());
+            this.handlers = new Handlers(docket.wiring().kinds());
         }
 
         /**
@@ -224,7 +224,7 @@ public final class Worker implements AutoCloseable {
 
         /** How often an idle producer looks for jobs without being notified, default 1 s (jittered ±20%). */
         public Builder pollInterval(Duration interval) {
-            this.pollInterval = Checks.positive("pollInterval", interval);
+            this.pollInterval = OptionChecks.positive("pollInterval", interval);
             return this;
         }
 
@@ -250,19 +250,19 @@ public final class Worker implements AutoCloseable {
          * dies loses its jobs to the rescuer this long after its last heartbeat.
          */
         public Builder lease(Duration lease) {
-            this.lease = Checks.atLeast("lease", lease, Duration.ofSeconds(1));
+            this.lease = OptionChecks.atLeast("lease", lease, Duration.ofSeconds(1));
             return this;
         }
 
         /** How often leases are extended, default a third of the lease; must be shorter than the lease. */
         public Builder heartbeatInterval(Duration interval) {
-            this.heartbeatInterval = Checks.positive("heartbeatInterval", interval);
+            this.heartbeatInterval = OptionChecks.positive("heartbeatInterval", interval);
             return this;
         }
 
         /** How long {@link Worker#close()} lets running handlers finish before interrupting them, default 10 s. */
         public Builder shutdownGrace(Duration grace) {
-            this.shutdownGrace = Checks.nonNegative("shutdownGrace", grace);
+            this.shutdownGrace = OptionChecks.nonNegative("shutdownGrace", grace);
             return this;
         }
 
@@ -281,19 +281,19 @@ public final class Worker implements AutoCloseable {
          * third of it): a leader that dies is replaced within this time; one that stops resigns at once.
          */
         public Builder leaderLease(Duration lease) {
-            this.leaderLease = Checks.atLeast("leaderLease", lease, Duration.ofMillis(300));
+            this.leaderLease = OptionChecks.atLeast("leaderLease", lease, Duration.ofMillis(300));
             return this;
         }
 
         /** How often maintenance runs, default 1 s: the most a due scheduled job or retry waits. */
         public Builder maintenanceInterval(Duration interval) {
-            this.maintenanceInterval = Checks.positive("maintenanceInterval", interval);
+            this.maintenanceInterval = OptionChecks.positive("maintenanceInterval", interval);
             return this;
         }
 
         /** The most jobs one claim statement takes, default 1,000, 1 to 10,000 (never more than the free slots and {@link #claimAhead}). */
         public Builder maxClaimBatch(int max) {
-            this.maxClaimBatch = Checks.between("maxClaimBatch", max, 1, 10_000);
+            this.maxClaimBatch = OptionChecks.between("maxClaimBatch", max, 1, 10_000);
             return this;
         }
 
@@ -307,7 +307,7 @@ public final class Worker implements AutoCloseable {
          * outcome fenced); a graceful shutdown gives them back at once with their attempt not counted.
          */
         public Builder claimAhead(int max) {
-            this.claimAhead = Checks.between("claimAhead", max, 0, 10_000);
+            this.claimAhead = OptionChecks.between("claimAhead", max, 0, 10_000);
             return this;
         }
 
@@ -372,7 +372,7 @@ public final class Worker implements AutoCloseable {
          * @throws DocketException       if the schema is missing or at another version, or the database fails
          */
         public List<JobRun> runReadyJobs() {
-            return CallerThreadJobs.run(docket.shared(), config(), queues, handlers, null);
+            return CallerThreadJobs.run(docket.wiring(), config(), queues, handlers, null);
         }
 
         /**
@@ -385,8 +385,8 @@ public final class Worker implements AutoCloseable {
          * @throws IllegalArgumentException if {@code horizon} is negative
          */
         public List<JobRun> runJobsDueWithin(Duration horizon) {
-            return CallerThreadJobs.run(docket.shared(), config(), queues, handlers,
-                    Checks.nonNegative("horizon", horizon));
+            return CallerThreadJobs.run(docket.wiring(), config(), queues, handlers,
+                    OptionChecks.nonNegative("horizon", horizon));
         }
     }
 }

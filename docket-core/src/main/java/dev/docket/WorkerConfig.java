@@ -55,7 +55,7 @@ record WorkerConfig(String workerId, Duration pollInterval, Duration lease, Dura
     WorkerConfig {
         workerId = workerId == null ? defaultWorkerId() : checkWorkerId(workerId);
         pollInterval = positive("pollInterval", pollInterval, Duration.ofSeconds(1));
-        lease = lease == null ? Duration.ofSeconds(30) : Checks.atLeast("lease", lease, Duration.ofSeconds(1));
+        lease = lease == null ? Duration.ofSeconds(30) : OptionChecks.atLeast("lease", lease, Duration.ofSeconds(1));
         heartbeatInterval = positive("heartbeatInterval", heartbeatInterval, lease.dividedBy(3));
         if (heartbeatInterval.compareTo(lease) >= 0) {
             throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval
@@ -63,17 +63,17 @@ record WorkerConfig(String workerId, Duration pollInterval, Duration lease, Dura
         }
         shutdownGrace = nonNegative("shutdownGrace", shutdownGrace, Duration.ofSeconds(10));
         maintenanceInterval = positive("maintenanceInterval", maintenanceInterval, Duration.ofSeconds(1));
-        leaderLease = leaderLease == null ? Duration.ofSeconds(10) : Checks.atLeast("leaderLease", leaderLease, Duration.ofMillis(300));
-        Checks.between("maxClaimBatch", maxClaimBatch, 1, 10_000);
-        Checks.between("claimAhead", claimAhead, 0, 10_000);
+        leaderLease = leaderLease == null ? Duration.ofSeconds(10) : OptionChecks.atLeast("leaderLease", leaderLease, Duration.ofMillis(300));
+        OptionChecks.between("maxClaimBatch", maxClaimBatch, 1, 10_000);
+        OptionChecks.between("claimAhead", claimAhead, 0, 10_000);
     }
 
     private static Duration positive(String name, Duration value, Duration otherwise) {
-        return value == null ? otherwise : Checks.positive(name, value);
+        return value == null ? otherwise : OptionChecks.positive(name, value);
     }
 
     private static Duration nonNegative(String name, Duration value, Duration otherwise) {
-        return value == null ? otherwise : Checks.nonNegative(name, value);
+        return value == null ? otherwise : OptionChecks.nonNegative(name, value);
     }
 
     static String checkWorkerId(String workerId) {

@@ -37,7 +37,7 @@ import org.slf4j.Logger;
  */
 final class WorkerServices {
 
-    private final Shared shared;
+    private final DocketWiring wiring;
     private final WorkerConfig config;
     private final InFlight inFlight = new InFlight();
     private final Completer completer;
@@ -54,33 +54,33 @@ final class WorkerServices {
     private final WorkerRegistry registry;
     private final ServiceGroup services;
 
-    WorkerServices(Shared shared, WorkerConfig config, Map<String, Integer> queues,
+    WorkerServices(DocketWiring wiring, WorkerConfig config, Map<String, Integer> queues,
                    Map<String, HandlerBinding<?>> handlers) {
-        this.shared = shared;
+        this.wiring = wiring;
         this.config = config;
         String workerId = config.workerId();
-        boolean keepHistory = !shared.historyRetention().isZero();
-        this.completer = new Completer(shared.store(), workerId, keepHistory, config.asyncCommit(),
+        boolean keepHistory = !wiring.historyRetention().isZero();
+        this.completer = new Completer(wiring.store(), workerId, keepHistory, config.asyncCommit(),
                 WorkerConfig.COMPLETER_BATCH_SIZE, WorkerConfig.COMPLETER_DRAIN_TIMEOUT);
-        this.executor = new JobExecutor(handlers, shared.kinds()::retryPolicy, shared.codec(), completer, shared.store(),
-                inFlight, workerId, shared.observer(), keepHistory);
-        this.queueSettings = new QueueSettingsWatcher(shared.store(), WorkerConfig.QUEUE_SETTINGS_INTERVAL, shared.rateLimits());
+        this.executor = new JobExecutor(handlers, wiring.kinds()::retryPolicy, wiring.codec(), completer, wiring.store(),
+                inFlight, workerId, wiring.observer(), keepHistory);
+        this.queueSettings = new QueueSettingsWatcher(wiring.store(), WorkerConfig.QUEUE_SETTINGS_INTERVAL, wiring.rateLimits());
         queues.forEach((queue, concurrency) -> {
             Producer p = new Producer(new Producer.Settings(queue, concurrency,
                     Math.min(concurrency + config.claimAhead(), config.maxClaimBatch()), config.claimAhead(),
-                    config.pollInterval(), config.lease(), workerId), shared.store(), executor, queueSettings,
-                    shared.observer());
+                    config.pollInterval(), config.lease(), workerId), wiring.store(), executor, queueSettings,
+                    wiring.observer());
             producers.add(p);
             wakers.put(queue, p::jobsAvailable);
         });
-        this.heartbeater = new Heartbeater(shared.store(), inFlight, workerId, config.lease(), executor::leaseOf,
+        this.heartbeater = new Heartbeater(wiring.store(), inFlight, workerId, config.lease(), executor::leaseOf,
                 config.heartbeatInterval(), config.asyncCommit());
-        this.notifier = config.listen() ? new Notifier(listenerDataSource(), shared.schema().channel(), wakers,
-                WorkerConfig.LISTENER_LIVENESS_INTERVAL, shared.store().networkTimeout()) : null;
+        this.notifier = config.listen() ? new Notifier(listenerDataSource(), wiring.schema().channel(), wakers,
+                WorkerConfig.LISTENER_LIVENESS_INTERVAL, wiring.store().networkTimeout()) : null;
         if (config.maintenance()) {
-            this.maintainer = new Maintainer(shared.store(), config.maintenanceInterval(), shared.historyRetention(),
-                    shared.deadJobRetention(), new CronEnqueuer(shared.store(), shared.schedules()), shared.observer());
-            this.elector = new LeaderElector(shared.store(), "maintainer", workerId, config.leaderLease(),
+            this.maintainer = new Maintainer(wiring.store(), config.maintenanceInterval(), wiring.historyRetention(),
+                    wiring.deadJobRetention(), new CronEnqueuer(wiring.store(), wiring.schedules()), wiring.observer());
+            this.elector = new LeaderElector(wiring.store(), "maintainer", workerId, config.leaderLease(),
                     new LeaderElector.Listener() {
                         @Override
                         public void elected(long term) {
@@ -104,7 +104,7 @@ final class WorkerServices {
         watched.addAll(present(notifier, elector));
         this.stallWatch = new StallWatch("docket-stall-watch-" + workerId, watched, WorkerConfig.STALL_TIMEOUT,
                 "a worker needs " + connectionsNeeded() + " pool connections (queues + 6, see Worker)");
-        this.registry = new WorkerRegistry(shared.store(), WorkerRegistry.Identity.of(workerId, queues, handlers,
+        this.registry = new WorkerRegistry(wiring.store(), WorkerRegistry.Identity.of(workerId, queues, handlers,
                 connectionsNeeded(), config.listen()), this::isListening, stallWatch::stalled, config.heartbeatInterval());
         this.services = new ServiceGroup(wiring());
     }
@@ -129,7 +129,7 @@ final class WorkerServices {
     }
 
     private DataSource listenerDataSource() {
-        return config.listenerDataSource() != null ? config.listenerDataSource() : shared.store().dataSource();
+        return config.listenerDataSource() != null ? config.listenerDataSource() : wiring.store().dataSource();
     }
 
     /** Pool connections these services may hold at once; see {@link Worker}'s Javadoc. */
@@ -146,8 +146,8 @@ final class WorkerServices {
      * is registered when start returns), then starts every service in order.
      */
     void start(Logger log) {
-        PoolSize.check(shared.store().dataSource(), connectionsNeeded(), listensOnThePool(), log);
-        shared.schemaGuard().require();
+        PoolSize.check(wiring.store().dataSource(), connectionsNeeded(), listensOnThePool(), log);
+        wiring.schemaGuard().require();
         try {
             queueSettings.runOnce();
             registry.runOnce();

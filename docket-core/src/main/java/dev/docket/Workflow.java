@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  *         .step("ship", "ship_parcel", new Ship(42), "charge")
  *         .step("email", "send_email", new Email(42), "ship")
  *         .build();
- * long workflowId = docket.enqueueWorkflow(order);
+ * long workflowId = docket.enqueueWorkflow(order).id();
  * }</pre>
  *
  * @param name  what the workflow is, for people: printable, 1 to 255 characters
@@ -108,7 +108,7 @@ public record Workflow(String name, List<Step> steps, DependencyMode dependencyM
                 throw new IllegalArgumentException("a step name must be 1 to 128 characters of A-Z a-z 0-9 _ . : -, was "
                         + TextRules.describe(step));
             }
-            Kinds.checkName(kind);
+            KindRegistry.checkName(kind);
             Objects.requireNonNull(options, "options");
             Objects.requireNonNull(after, "after");
             if (options.dependsOnIds().length > 0) {

@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,24 +31,24 @@ import java.util.stream.Collectors;
 final class Workflows {
 
     private final Database store;
-    private final Kinds kinds;
+    private final KindRegistry kinds;
     private final JobInserter inserter;
     private final Jdbc jdbc;
 
-    Workflows(Database store, Kinds kinds, JobInserter inserter) {
+    Workflows(Database store, KindRegistry kinds, JobInserter inserter) {
         this.store = store;
         this.kinds = kinds;
         this.inserter = inserter;
         this.jdbc = store.jdbc();
     }
 
-    /** Enqueues the workflow in {@code tx}, or in a transaction of its own when {@code tx} is null; returns its id. */
-    long enqueue(Connection tx, Workflow workflow) {
+    /** Enqueues the workflow in {@code tx}, or in a transaction of its own when {@code tx} is null. */
+    WorkflowEnqueued enqueue(Connection tx, Workflow workflow) {
         return call("enqueueing workflow '" + workflow.name() + "'",
                 () -> tx != null ? enqueueIn(tx, workflow) : jdbc.transaction(c -> enqueueIn(c, workflow)));
     }
 
-    private long enqueueIn(Connection c, Workflow workflow) throws SQLException {
+    private WorkflowEnqueued enqueueIn(Connection c, Workflow workflow) throws SQLException {
         long id = store.workflows().insert(c, workflow.name(), workflow.dependencyMode().sqlName());
         // Steps come in dependency order; a step's depth is one more than its deepest dependency's.
         Map<String, Integer> depth = new HashMap<>();
@@ -57,26 +58,28 @@ final class Workflows {
             depth.put(s.name(), d);
             layers.computeIfAbsent(d, k -> new ArrayList<>()).add(s);
         }
-        Map<String, Long> jobIds = new HashMap<>();
+        Map<String, Enqueued> jobs = new HashMap<>();
         for (List<Workflow.Step> layer : layers.values()) {
             List<InsertRow> rows = new ArrayList<>(layer.size());
             for (Workflow.Step s : layer) {
                 JobOptions options = s.options().toBuilder()
                         .metadata("docket.workflow", Long.toString(id)).metadata("docket.step", s.name())
-                        .dependsOn(s.after().stream().mapToLong(jobIds::get).toArray())
+                        .dependsOn(s.after().stream().mapToLong(step -> jobs.get(step).id()).toArray())
                         .dependencyMode(workflow.dependencyMode()).build();
                 rows.add(kinds.row(NewJob.of(s.kind(), s.payload(), options)));
             }
             List<Enqueued> enqueued = inserter.insert(c, rows);
             for (int i = 0; i < layer.size(); i++) {
-                jobIds.put(layer.get(i).name(), enqueued.get(i).id());
+                jobs.put(layer.get(i).name(), enqueued.get(i));
             }
         }
         List<String> names = workflow.steps().stream().map(Workflow.Step::name).toList();
-        store.workflows().insertSteps(c, id, names, names.stream().map(jobIds::get).toList(),
+        store.workflows().insertSteps(c, id, names, names.stream().map(step -> jobs.get(step).id()).toList(),
                 workflow.steps().stream().map(s -> s.after().stream().map(Workflows::jsonString)
                         .collect(Collectors.joining(",", "[", "]"))).toList());
-        return id;
+        Map<String, Enqueued> steps = new LinkedHashMap<>();
+        names.forEach(step -> steps.put(step, jobs.get(step)));
+        return new WorkflowEnqueued(id, steps);
     }
 
     /** Enqueues the batch's jobs, then its callbacks depending on all of them, in {@code tx} or a transaction of its own. */
@@ -86,9 +89,9 @@ final class Workflows {
     }
 
     private BatchEnqueued enqueueIn(Connection c, Batch batch) throws SQLException {
-        List<Long> ids = inserter.insert(c, kinds.rows(batch.jobs())).stream().map(Enqueued::id).toList();
-        long[] all = ids.stream().distinct().mapToLong(Long::longValue).toArray();
-        return new BatchEnqueued(ids, callback(c, batch.onAllFinished(), all, DependencyMode.ALL_FINISHED),
+        List<Enqueued> jobs = inserter.insert(c, kinds.rows(batch.jobs()));
+        long[] all = jobs.stream().mapToLong(Enqueued::id).distinct().toArray();
+        return new BatchEnqueued(jobs, callback(c, batch.onAllFinished(), all, DependencyMode.ALL_FINISHED),
                 callback(c, batch.onAllSucceeded(), all, DependencyMode.ALL_COMPLETED),
                 callback(c, batch.onAnyDied(), all, DependencyMode.ANY_DIED));
     }

@@ -123,13 +123,13 @@ class AutoCommitOffPoolTest extends DocketTest {
         Docket docket = docket();
         JobOptions once = JobOptions.builder().uniqueKey("digest:ada").uniqueFor(Duration.ofDays(1)).build();
         Worker first = worker(docket).handler("digest", Task.class, (t, ctx) -> { }).start();
-        Enqueued ran = docket.enqueueWithResult("digest", new Task("1"), once);
+        Enqueued ran = docket.enqueue(JobKind.named("digest"), new Task("1"), once);
         awaitState(docket, ran.id(), JobState.COMPLETED, WAIT);
-        assertThat(docket.enqueueWithResult("digest", new Task("2"), once)).as("held after its job finished")
+        assertThat(docket.enqueue(JobKind.named("digest"), new Task("2"), once)).as("held after its job finished")
                 .isEqualTo(new Enqueued(ran.id(), false));
 
         execute("UPDATE {s}.unique_keys SET expires_at = now() - interval '1 second'");
-        Enqueued afterExpiry = docket.enqueueWithResult("digest", new Task("3"), once);
+        Enqueued afterExpiry = docket.enqueue(JobKind.named("digest"), new Task("3"), once);
         assertThat(afterExpiry.inserted()).isTrue();
         awaitState(docket, afterExpiry.id(), JobState.COMPLETED, WAIT);
         first.close();
@@ -146,7 +146,7 @@ class AutoCommitOffPoolTest extends DocketTest {
         long due = docket.enqueue("task", new Task("due"), JobOptions.builder().delay(Duration.ofHours(1)).build());
         execute("UPDATE {s}.jobs SET run_at = now() - interval '1 second' WHERE state = 'scheduled'");
         long orphan = docket.enqueue("task", new Task("orphan"));
-        List<ClaimedJob> ghost = docket.shared().store().claims().claim("default", 1, Duration.ofMillis(1), Map.of(), "ghost");
+        List<ClaimedJob> ghost = docket.wiring().store().claims().claim("default", 1, Duration.ofMillis(1), Map.of(), "ghost");
         assertThat(ghost).extracting(ClaimedJob::id).containsExactly(orphan);
         Set<Long> ran = ConcurrentHashMap.newKeySet();
         closeAfter(worker(docket).handler("task", Task.class, (t, ctx) -> ran.add(ctx.jobId())).start());

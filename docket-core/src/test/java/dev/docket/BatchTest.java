@@ -37,7 +37,7 @@ class BatchTest extends DocketTest {
                 .jobs("row", IntStream.range(0, size).mapToObj(Row::new).toList())
                 .onAllSucceeded("summary", new Summary("import"))
                 .build());
-        assertThat(batch.jobIds()).hasSize(size).doesNotHaveDuplicates();
+        assertThat(batch.jobs().stream().map(Enqueued::id).toList()).hasSize(size).doesNotHaveDuplicates();
         assertThat(docket.job(batch.onAllSucceeded()).orElseThrow().state()).isEqualTo(JobState.WAITING);
 
         AtomicInteger started = new AtomicInteger();

@@ -31,7 +31,7 @@ class DeadJobReplayTest extends DocketTest {
 
     private DeadJobReplay awaitDone(Docket docket, long id) {
         return Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
-                .until(() -> docket.admin().replay(id).orElseThrow(), r -> r.state() == DeadJobReplay.State.DONE);
+                .until(() -> docket.admin().deadJobReplay(id).orElseThrow(), r -> r.state() == DeadJobReplay.State.DONE);
     }
 
     /**
@@ -43,7 +43,7 @@ class DeadJobReplayTest extends DocketTest {
         Docket starter = docket();
         killJobs(starter, "bulk", 5);
         killJobs(starter, "other", 1);
-        DeadJobReplay started = starter.admin().startReplay(DeadJobQuery.all().withKind("bulk"), 2.0, 100);
+        DeadJobReplay started = starter.admin().startDeadJobReplay(DeadJobQuery.all().withKind("bulk"), 2.0, 100);
         assertThat(started.state()).isEqualTo(DeadJobReplay.State.RUNNING);
         assertThat(started.matched()).isEqualTo(5);
         assertThat(started.replayed()).isZero();
@@ -61,8 +61,8 @@ class DeadJobReplayTest extends DocketTest {
         assertThat(queryLong("SELECT count(*) FROM {s}.dead_jobs")).as("the other kind stays dead").isEqualTo(1);
 
         Docket reader = docket();
-        assertThat(reader.admin().replay(started.id())).contains(done);
-        assertThat(reader.admin().replays()).containsExactly(done);
+        assertThat(reader.admin().deadJobReplay(started.id())).contains(done);
+        assertThat(reader.admin().deadJobReplays()).containsExactly(done);
     }
 
     /** The most a replay takes is its max, newest dead jobs first. */
@@ -70,7 +70,7 @@ class DeadJobReplayTest extends DocketTest {
     void aReplayStopsAtItsMax() {
         Docket docket = docket();
         killJobs(docket, "bulk", 4);
-        DeadJobReplay started = docket.admin().startReplay(DeadJobQuery.all(), 1000, 3);
+        DeadJobReplay started = docket.admin().startDeadJobReplay(DeadJobQuery.all(), 1000, 3);
         assertThat(started.matched()).isEqualTo(3);
         worker(docket, w -> w.maintenanceInterval(Duration.ofMillis(100)));
         DeadJobReplay done = awaitDone(docket, started.id());
@@ -83,15 +83,15 @@ class DeadJobReplayTest extends DocketTest {
     @Test
     void anEmptyReplayIsDoneAndBadArgumentsAreRefused() {
         Docket docket = docket();
-        DeadJobReplay nothing = docket.admin().startReplay(DeadJobQuery.all().withKind("none"), 10, 10);
+        DeadJobReplay nothing = docket.admin().startDeadJobReplay(DeadJobQuery.all().withKind("none"), 10, 10);
         assertThat(nothing.state()).isEqualTo(DeadJobReplay.State.DONE);
         assertThat(nothing.matched()).isZero();
-        assertThat(docket.admin().replay(nothing.id() + 1)).isEmpty();
-        assertThatIllegalArgumentException().isThrownBy(() -> docket.admin().startReplay(DeadJobQuery.all(), 0, 10))
+        assertThat(docket.admin().deadJobReplay(nothing.id() + 1)).isEmpty();
+        assertThatIllegalArgumentException().isThrownBy(() -> docket.admin().startDeadJobReplay(DeadJobQuery.all(), 0, 10))
                 .withMessageContaining("ratePerSecond must be more than 0");
-        assertThatIllegalArgumentException().isThrownBy(() -> docket.admin().startReplay(DeadJobQuery.all(), Double.NaN, 10))
+        assertThatIllegalArgumentException().isThrownBy(() -> docket.admin().startDeadJobReplay(DeadJobQuery.all(), Double.NaN, 10))
                 .withMessageContaining("ratePerSecond");
-        assertThatIllegalArgumentException().isThrownBy(() -> docket.admin().startReplay(DeadJobQuery.all(), 1, 0))
+        assertThatIllegalArgumentException().isThrownBy(() -> docket.admin().startDeadJobReplay(DeadJobQuery.all(), 1, 0))
                 .withMessageContaining("max must be between 1 and 1000000");
     }
 
@@ -99,13 +99,13 @@ class DeadJobReplayTest extends DocketTest {
     @Test
     void finishedReplaysArePrunedAfterAWeek() {
         Docket docket = docket();
-        DeadJobReplay old = docket.admin().startReplay(DeadJobQuery.all().withKind("a"), 10, 10);
-        DeadJobReplay recent = docket.admin().startReplay(DeadJobQuery.all().withKind("b"), 10, 10);
+        DeadJobReplay old = docket.admin().startDeadJobReplay(DeadJobQuery.all().withKind("a"), 10, 10);
+        DeadJobReplay recent = docket.admin().startDeadJobReplay(DeadJobQuery.all().withKind("b"), 10, 10);
         execute("UPDATE {s}.dead_job_replays SET finished_at = now() - interval '8 days' WHERE id = " + old.id());
         execute("UPDATE {s}.dead_job_replays SET finished_at = now() - interval '6 days' WHERE id = " + recent.id());
 
         worker(docket, w -> w.maintenanceInterval(Duration.ofMillis(100)));
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> docket.admin().replay(old.id()).isEmpty());
-        assertThat(docket.admin().replay(recent.id())).isPresent();
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> docket.admin().deadJobReplay(old.id()).isEmpty());
+        assertThat(docket.admin().deadJobReplay(recent.id())).isPresent();
     }
 }

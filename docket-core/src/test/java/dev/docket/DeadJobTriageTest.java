@@ -87,13 +87,13 @@ class DeadJobTriageTest extends DocketTest {
     @Test
     void aReplayBySignatureTakesOnlyItsGroup() {
         Docket docket = triage();
-        DeadJobReplay started = docket.admin().startReplay(
+        DeadJobReplay started = docket.admin().startDeadJobReplay(
                 DeadJobQuery.all().withKind("charge").withSignature(DECLINED), 1000, 100);
         assertThat(started.matched()).isEqualTo(3);
         assertThat(started.signature()).isEqualTo(DECLINED);
         closeAfter(docket.worker().maintenanceInterval(Duration.ofMillis(100)).start());
         DeadJobReplay done = Awaitility.await().atMost(Duration.ofSeconds(20))
-                .until(() -> docket.admin().replay(started.id()).orElseThrow(), r -> r.state() == DeadJobReplay.State.DONE);
+                .until(() -> docket.admin().deadJobReplay(started.id()).orElseThrow(), r -> r.state() == DeadJobReplay.State.DONE);
         assertThat(done.replayed()).isEqualTo(3);
         assertThat(ids(docket.admin().deadJobs(DeadJobQuery.all()))).containsExactly(5L, 4L);
     }
@@ -258,7 +258,7 @@ class DeadJobTriageTest extends DocketTest {
         assertThat(group.signature()).isEqualTo("PermanentJobFailure: unknown currency '?' for customer <n>");
         DeadJobQuery filter = DeadJobQuery.all().withKind(group.kind()).withSignature(group.signature());
         assertThat(docket.admin().repairDeadGroup(filter, "{\"currency\": \"EUR\"}", "ops", 100, false).changed()).hasSize(3);
-        docket.admin().startReplay(filter, 100, 100);
+        docket.admin().startDeadJobReplay(filter, 100, 100);
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> charged.size() == 3);
     }
 }

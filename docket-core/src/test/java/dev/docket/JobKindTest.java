@@ -81,11 +81,73 @@ class JobKindTest extends DocketTest {
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isEqualTo(2);
     }
 
+    /**
+     * A kind by name answers like the typed family and enqueues exactly as the string form does: with the
+     * settings the Docket declares for the name (version, defaults, retry policy), or none.
+     */
+    @Test
+    void aKindByNameTakesTheDocketsSettingsForTheNameAndSaysWhetherItInserted() {
+        Docket docket = docket(b -> b.kind(SEND_EMAIL.toBuilder().payloadVersion(2).upcaster(1, t -> t).build()));
+        JobOptions keyed = JobOptions.builder().uniqueKey("welcome:ada").build();
+
+        Enqueued first = docket.enqueue(JobKind.named("send_email"), java.util.Map.of("to", "ada"), keyed);
+        Enqueued again = docket.enqueue(JobKind.named("send_email"), java.util.Map.of("to", "ada"), keyed);
+        long byString = docket.enqueue("send_email", java.util.Map.of("to", "bob"));
+
+        assertThat(first.inserted()).isTrue();
+        assertThat(again).isEqualTo(new Enqueued(first.id(), false));
+        for (long id : new long[] {first.id(), byString}) {
+            JobInfo job = docket.job(id).orElseThrow();
+            assertThat(job.queue()).isEqualTo("email");
+            assertThat(job.payloadVersion()).isEqualTo(2);
+            assertThat(job.maxAttempts()).isEqualTo(2);
+        }
+        JobInfo undeclared = docket.job(docket.enqueue(JobKind.named("other"), "x").id()).orElseThrow();
+        assertThat(undeclared.queue()).isEqualTo("default");
+        assertThat(undeclared.payloadVersion()).isEqualTo(1);
+        assertThat(NewJob.of(JobKind.named("other"), "x", JobOptions.defaults()).options())
+                .as("a kind by name fills in nothing of its own").isEqualTo(JobOptions.defaults());
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.named(" "));
+    }
+
+    /**
+     * A workflow answers its id and each step's job by name (steps have no unique keys, so each is
+     * inserted); a batch answers each job and whether a live job already held its key.
+     */
+    @Test
+    void workflowsAndBatchesAnswerWhatTheyEnqueued() {
+        Docket docket = docket();
+        WorkflowEnqueued workflow = docket.enqueueWorkflow(Workflow.builder("answers")
+                .step("second", SEND_EMAIL, new SendEmail("2"))
+                .step("first", SEND_EMAIL, new SendEmail("1"), "second")
+                .build());
+        assertThat(workflow.steps().keySet()).containsExactly("second", "first");
+        assertThat(workflow.steps().values()).allSatisfy(e -> assertThat(e.inserted()).isTrue());
+        assertThat(docket.admin().workflow(workflow.id()).orElseThrow().steps())
+                .extracting(WorkflowInfo.Step::jobId)
+                .containsExactlyInAnyOrderElementsOf(workflow.steps().values().stream().map(Enqueued::id).toList());
+
+        Enqueued held = docket.enqueue(SEND_EMAIL, new SendEmail("held"), JobOptions.builder().uniqueKey("held").build());
+        BatchEnqueued batch = docket.enqueueBatch(Batch.builder()
+                .job(NewJob.of(SEND_EMAIL, new SendEmail("held"), JobOptions.builder().uniqueKey("held").build()))
+                .job(SEND_EMAIL, new SendEmail("3")).build());
+        assertThat(batch.jobs()).containsExactly(new Enqueued(held.id(), false),
+                new Enqueued(batch.jobs().get(1).id(), true));
+    }
+
+    /** Code that only enqueues depends on the interface, and its tests on a fake of it. */
+    @Test
+    void enqueuerIsAnInterfaceThatDocketImplements() {
+        assertThat(Enqueuer.class.isInterface()).isTrue();
+        Enqueuer enqueuer = docket();
+        assertThat(enqueuer.enqueue(SEND_EMAIL, new SendEmail("via the interface")).inserted()).isTrue();
+    }
+
     /** A batch may mix typed kinds and string kinds; each typed job is enqueued as the kind says. */
     @Test
     void newJobOfAKindCarriesItsSettingsIntoAMixedBatch() {
         Docket docket = docket();
-        List<Enqueued> result = docket.enqueueAllWithResult(List.of(
+        List<Enqueued> result = docket.enqueueJobs(List.of(
                 NewJob.of(SEND_EMAIL, new SendEmail("a")),
                 NewJob.of(SEND_EMAIL, new SendEmail("b"), JobOptions.builder().priority(5).build()),
                 NewJob.of("plain", new SendEmail("c"))));
@@ -237,7 +299,7 @@ class JobKindTest extends DocketTest {
         long workflow = docket.enqueueWorkflow(Workflow.builder("welcome")
                 .step("first", v2, new SendEmail("a"))
                 .step("second", v2, new SendEmail("b"), JobOptions.builder().queue("urgent").build(), "first")
-                .build());
+                .build()).id();
         List<WorkflowInfo.Step> steps = docket.admin().workflow(workflow).orElseThrow().steps();
         JobInfo first = docket.job(steps.get(0).jobId()).orElseThrow();
         JobInfo second = docket.job(steps.get(1).jobId()).orElseThrow();
@@ -253,7 +315,7 @@ class JobKindTest extends DocketTest {
                 .job(v2, new SendEmail("e"))
                 .onAllSucceeded(v2, new SendEmail("done"))
                 .build());
-        List<Long> ids = new java.util.ArrayList<>(batch.jobIds());
+        List<Long> ids = new java.util.ArrayList<>(batch.jobs().stream().map(Enqueued::id).toList());
         ids.add(batch.onAllSucceeded());
         for (long id : ids) {
             JobInfo job = docket.job(id).orElseThrow();

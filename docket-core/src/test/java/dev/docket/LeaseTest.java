@@ -114,7 +114,7 @@ class LeaseTest extends DocketTest {
     void aJobWhoseWorkerStoppedHeartbeatingIsRescuedAndCompletedByAnotherWorker() throws Exception {
         Docket docket = docket();
         long id = docket.enqueue("task", new Task("orphan"));
-        List<ClaimedJob> claimed = docket.shared().store().claims().claim("default", 1, Duration.ofSeconds(1), Map.of(), "ghost-worker");
+        List<ClaimedJob> claimed = docket.wiring().store().claims().claim("default", 1, Duration.ofSeconds(1), Map.of(), "ghost-worker");
         assertThat(claimed).singleElement().satisfies(j -> {
             assertThat(j.id()).isEqualTo(id);
             assertThat(j.attempt()).isEqualTo(1);

@@ -66,7 +66,7 @@ class NetworkTimeoutTest extends DocketTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
-        Notifier notifier = new Notifier(through, docket.shared().schema().channel(), Map.of(),
+        Notifier notifier = new Notifier(through, docket.wiring().schema().channel(), Map.of(),
                 Duration.ofMillis(200), new NetworkTimeout(Duration.ofMillis(300)));
         // Without the timeout the listener blocks for good, and so would its stop: all of it runs under the guard.
         assertTimeoutPreemptively(HANG_GUARD, () -> {

@@ -24,7 +24,7 @@ class PoisonTest extends DocketTest {
     void aJobWhoseWorkersAllDieReachesTheDeadLetterTableAfterMaxAttempts() throws Exception {
         Docket docket = docket();
         long id = docket.enqueue("poison", new Task("oom"), JobOptions.builder().maxAttempts(3).build());
-        Database store = docket.shared().store();
+        Database store = docket.wiring().store();
         Maintainer maintainer = new Maintainer(store, Duration.ofSeconds(1), Duration.ofDays(7), Duration.ofDays(30));
 
         for (int attempt = 1; attempt <= 3; attempt++) {

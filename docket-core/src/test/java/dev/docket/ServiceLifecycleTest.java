@@ -66,7 +66,7 @@ class ServiceLifecycleTest extends DocketTest {
     @Test
     void queueSettingsWatcher() {
         Docket docket = docket();
-        QueueSettingsWatcher watcher = new QueueSettingsWatcher(docket.shared().store(), FAST);
+        QueueSettingsWatcher watcher = new QueueSettingsWatcher(docket.wiring().store(), FAST);
         String[] queue = {"first"};
 
         cycle(watcher, () -> {
@@ -79,7 +79,7 @@ class ServiceLifecycleTest extends DocketTest {
     @Test
     void heartbeater() {
         Docket docket = docket();
-        Heartbeater heartbeater = new Heartbeater(docket.shared().store(), new InFlight(), "w1", Duration.ofSeconds(30),
+        Heartbeater heartbeater = new Heartbeater(docket.wiring().store(), new InFlight(), "w1", Duration.ofSeconds(30),
                 kind -> null, FAST, false);
 
         cycle(heartbeater, () -> await().atMost(PROMPT).until(() -> heartbeater.consecutiveFailures() == 0));
@@ -88,7 +88,7 @@ class ServiceLifecycleTest extends DocketTest {
     @Test
     void maintainerPromotesDueJobsAfterEveryStart() {
         Docket docket = docket();
-        Maintainer maintainer = new Maintainer(docket.shared().store(), FAST, Duration.ofDays(7), Duration.ofDays(30));
+        Maintainer maintainer = new Maintainer(docket.wiring().store(), FAST, Duration.ofDays(7), Duration.ofDays(30));
 
         cycle(maintainer, () -> {
             long id = docket.enqueue("task", new Task(1), JobOptions.builder().runAt(java.time.Instant.now()
@@ -101,7 +101,7 @@ class ServiceLifecycleTest extends DocketTest {
     @Test
     void completerWritesOutcomesAfterEveryStart() {
         Docket docket = docket();
-        Completer completer = new Completer(docket.shared().store(), "w1", true, false, 100, PROMPT);
+        Completer completer = new Completer(docket.wiring().store(), "w1", true, false, 100, PROMPT);
 
         cycle(completer, () -> {
             CompletableFuture<Boolean> written = new CompletableFuture<>();
@@ -114,7 +114,7 @@ class ServiceLifecycleTest extends DocketTest {
     void notifierListensAfterEveryStartAndNotAfterStop() {
         Docket docket = docket();
         Semaphore woken = new Semaphore(0);
-        Notifier notifier = new Notifier(dataSource(), docket.shared().schema().channel(), Map.of("default", woken::release),
+        Notifier notifier = new Notifier(dataSource(), docket.wiring().schema().channel(), Map.of("default", woken::release),
                 Duration.ofSeconds(10), NetworkTimeout.NONE);
 
         cycle(notifier, () -> {
@@ -134,7 +134,7 @@ class ServiceLifecycleTest extends DocketTest {
     @Test
     void producerClaimsAfterEveryStart() {
         Docket docket = docket();
-        Database store = docket.shared().store();
+        Database store = docket.wiring().store();
         Completer completer = new Completer(store, "w1", true, false, 100, PROMPT);
         closeAfter(completer::stop);
         completer.start();
@@ -142,7 +142,7 @@ class ServiceLifecycleTest extends DocketTest {
         JobHandler<Task> handler = (t, ctx) -> ran.release();
         JobExecutor executor = closeAfter(new JobExecutor(Map.of("task", new HandlerBinding<>(
                 JobKind.of("task", Task.class).build(), handler, RetryPolicy.defaults())), kind -> RetryPolicy.defaults(),
-                docket.shared().codec(), completer, store, new InFlight(), "w1", JobObserver.NONE, true));
+                docket.wiring().codec(), completer, store, new InFlight(), "w1", JobObserver.NONE, true));
         QueueSettingsWatcher settings = new QueueSettingsWatcher(store, Duration.ofSeconds(1));
         Producer producer = new Producer(new Producer.Settings("default", 2, 2, 0, FAST, Duration.ofSeconds(30), "w1"),
                 store, executor, settings, JobObserver.NONE);
@@ -159,7 +159,7 @@ class ServiceLifecycleTest extends DocketTest {
 
     @Test
     void stallWatch() {
-        QueueSettingsWatcher watched = new QueueSettingsWatcher(docket().shared().store(), FAST);
+        QueueSettingsWatcher watched = new QueueSettingsWatcher(docket().wiring().store(), FAST);
         StallWatch watch = new StallWatch("docket-stall-watch-test", List.of(watched), Duration.ofSeconds(5), "test");
 
         cycle(watch, () -> assertThat(watch.stalled()).isEmpty());

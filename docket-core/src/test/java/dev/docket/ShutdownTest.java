@@ -143,7 +143,7 @@ class ShutdownTest extends DocketTest {
         assertThat(released.lockedBy()).isNull();
 
         // The abandoned attempt can no longer write its outcome: its fence does not match.
-        assertThat(docket.shared().store().outcomes().writeOutcomes("stubborn-1",
+        assertThat(docket.wiring().store().outcomes().writeOutcomes("stubborn-1",
                 List.of(new Outcome.Completed(new Fence(id, 1), null)), true)).isEmpty();
         letGo.countDown();
         assertThat(returned.await(5, TimeUnit.SECONDS)).isTrue();

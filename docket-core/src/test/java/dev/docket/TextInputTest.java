@@ -65,7 +65,7 @@ class TextInputTest extends DocketTest {
 
         for (int round = 0; round < 2; round++) {
             assertThatIllegalArgumentException()
-                    .isThrownBy(() -> docket.enqueueWithResult("k", null, JobOptions.builder().uniqueKey("x\ud800").build()))
+                    .isThrownBy(() -> docket.enqueue(JobKind.named("k"), null, JobOptions.builder().uniqueKey("x\ud800").build()))
                     .withMessageContaining("uniqueKey").withMessageContaining("surrogate");
         }
         assertThat(docket.job(real).orElseThrow().uniqueKey()).isEqualTo("x?");

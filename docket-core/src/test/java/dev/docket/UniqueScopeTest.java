@@ -27,14 +27,14 @@ class UniqueScopeTest extends DocketTest {
     @Test
     void aPeriodKeyOutlivesItsJob() {
         Docket docket = docket();
-        Enqueued first = docket.enqueueWithResult("digest", new Digest("ada"), daily("digest:ada:2026-11-25"));
+        Enqueued first = docket.enqueue(JobKind.named("digest"), new Digest("ada"), daily("digest:ada:2026-11-25"));
         assertThat(first.inserted()).isTrue();
         worker(docket, w -> w.queue("default", 1).handler("digest", Digest.class, (d, ctx) -> { }));
         awaitState(docket, first.id(), JobState.COMPLETED, Duration.ofSeconds(10));
 
-        Enqueued again = docket.enqueueWithResult("digest", new Digest("ada"), daily("digest:ada:2026-11-25"));
+        Enqueued again = docket.enqueue(JobKind.named("digest"), new Digest("ada"), daily("digest:ada:2026-11-25"));
         assertThat(again).isEqualTo(new Enqueued(first.id(), false));
-        Enqueued liveScope = docket.enqueueWithResult("digest", new Digest("ada"),
+        Enqueued liveScope = docket.enqueue(JobKind.named("digest"), new Digest("ada"),
                 JobOptions.builder().uniqueKey("digest:ada:2026-11-25").build());
         assertThat(liveScope.inserted()).as("a live-scope key only looks at live jobs").isTrue();
     }
@@ -43,11 +43,11 @@ class UniqueScopeTest extends DocketTest {
     @Test
     void theKeyIsFreeAfterItsPeriod() {
         Docket docket = docket();
-        Enqueued first = docket.enqueueWithResult("digest", new Digest("ada"), daily("k"));
+        Enqueued first = docket.enqueue(JobKind.named("digest"), new Digest("ada"), daily("k"));
         docket.cancel(first.id());
-        assertThat(docket.enqueueWithResult("digest", new Digest("ada"), daily("k"))).isEqualTo(new Enqueued(first.id(), false));
+        assertThat(docket.enqueue(JobKind.named("digest"), new Digest("ada"), daily("k"))).isEqualTo(new Enqueued(first.id(), false));
         execute("UPDATE {s}.unique_keys SET expires_at = now() - interval '1 second'");
-        Enqueued next = docket.enqueueWithResult("digest", new Digest("ada"), daily("k"));
+        Enqueued next = docket.enqueue(JobKind.named("digest"), new Digest("ada"), daily("k"));
         assertThat(next.inserted()).isTrue();
         assertThat(next.id()).isNotEqualTo(first.id());
     }
@@ -70,7 +70,7 @@ class UniqueScopeTest extends DocketTest {
                 try (Connection c = dataSource().getConnection()) {
                     c.setAutoCommit(false);
                     go.await();
-                    Enqueued r = docket.enqueueAllWithResult(c, List.of(NewJob.of("digest", new Digest("u" + caller),
+                    Enqueued r = docket.enqueueJobs(c, List.of(NewJob.of("digest", new Digest("u" + caller),
                             daily("race")))).getFirst();
                     boolean commit = caller % 2 == 0;
                     if (commit) {

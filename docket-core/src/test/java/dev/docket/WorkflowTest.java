@@ -43,7 +43,7 @@ class WorkflowTest extends DocketTest {
     @Test
     void aWorkflowRunsItsStepsInOrderAndShowsTheirStates() {
         Docket docket = docket();
-        long id = docket.enqueueWorkflow(order(1));
+        long id = docket.enqueueWorkflow(order(1)).id();
 
         WorkflowInfo before = docket.admin().workflow(id).orElseThrow();
         assertThat(before.name()).isEqualTo("order 1");
@@ -76,7 +76,7 @@ class WorkflowTest extends DocketTest {
         long id;
         try (Connection tx = dataSource().getConnection()) {
             tx.setAutoCommit(false);
-            id = docket.enqueueWorkflow(tx, order(2));
+            id = docket.enqueueWorkflow(tx, order(2)).id();
             assertThat(tx.isClosed()).isFalse();
             assertThat(tx.getAutoCommit()).isFalse();
             tx.rollback();
@@ -87,7 +87,7 @@ class WorkflowTest extends DocketTest {
 
         try (Connection tx = dataSource().getConnection()) {
             tx.setAutoCommit(false);
-            id = docket.enqueueWorkflow(tx, order(3));
+            id = docket.enqueueWorkflow(tx, order(3)).id();
             tx.commit();
         }
         assertThat(docket.admin().workflow(id).orElseThrow().steps()).hasSize(4);
@@ -129,7 +129,7 @@ class WorkflowTest extends DocketTest {
     void aDeadStepCancelsItsDependentsAndARetryRunsTheRest() {
         Docket docket = docket();
         AtomicBoolean declined = new AtomicBoolean(true);
-        long id = docket.enqueueWorkflow(order(4));
+        long id = docket.enqueueWorkflow(order(4)).id();
         worker(docket, w -> w.queue("default", 4).pollInterval(Duration.ofMillis(50))
                 .handler("charge", Order.class, (o, ctx) -> { })
                 .handler("ship", Order.class, (o, ctx) -> {
@@ -161,7 +161,7 @@ class WorkflowTest extends DocketTest {
     @Test
     void cancellingAWorkflowCancelsEveryStepNotFinished() throws Exception {
         Docket docket = docket();
-        long id = docket.enqueueWorkflow(order(5));
+        long id = docket.enqueueWorkflow(order(5)).id();
         CountDownLatch charging = new CountDownLatch(1);
         CountDownLatch interrupted = new CountDownLatch(1);
         worker(docket, w -> w.queue("default", 2).pollInterval(Duration.ofMillis(50))

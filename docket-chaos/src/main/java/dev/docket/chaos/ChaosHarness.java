@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.docket.Batch;
 import dev.docket.BatchEnqueued;
 import dev.docket.Docket;
+import dev.docket.Enqueued;
 import dev.docket.JobOptions;
 import dev.docket.NewJob;
 import java.nio.file.Files;
@@ -223,7 +224,7 @@ public final class ChaosHarness {
                     j.options().toBuilder().metadata(ChaosCheck.BATCH_TAG, tag).build())));
             try {
                 BatchEnqueued enqueued = docket.enqueueBatch(batch.build());
-                List<Long> ids = new ArrayList<>(enqueued.jobIds());
+                List<Long> ids = new ArrayList<>(enqueued.jobs().stream().map(Enqueued::id).toList());
                 ids.add(enqueued.onAllFinished());
                 return ids;
             } catch (RuntimeException e) {

@@ -5,7 +5,7 @@ import dev.docket.Docket;
 import dev.docket.server.api.Access;
 import dev.docket.server.api.ApiErrors;
 import dev.docket.server.api.Authentication;
-import dev.docket.server.api.Bodies;
+import dev.docket.server.api.JsonBodies;
 import dev.docket.server.api.DlqApi;
 import dev.docket.server.api.DlqRepairApi;
 import dev.docket.server.api.DoctorApi;
@@ -143,8 +143,8 @@ public final class DocketServer implements AutoCloseable {
     private DocketServer(Docket docket, TokenStore tokens, Config config) {
         this.config = config;
         this.metrics = new QueueMetrics(docket, config.metricsInterval());
-        ObjectMapper mapper = Bodies.mapper();
-        Bodies bodies = new Bodies(mapper, config.maxBodyBytes());
+        ObjectMapper mapper = JsonBodies.mapper();
+        JsonBodies bodies = new JsonBodies(mapper, config.maxBodyBytes());
         Sessions sessions = new Sessions(config.sessionTtl());
         this.app = Javalin.create(c -> {
             c.showJavalinBanner = false;

@@ -21,7 +21,7 @@ public record DeadJobReplayQueries(Jdbc jdbc, Statements sql) {
         }
     }
 
-    /** Records a new replay of the dead jobs matching the filter (see {@link dev.docket.DocketAdmin#startReplay}). */
+    /** Records a new replay of the dead jobs matching the filter (see {@link dev.docket.DocketAdmin#startDeadJobReplay}). */
     public DeadJobReplay start(DeadJobQueries.Filter filter, double ratePerSecond, int max) throws SQLException {
         return jdbc.first(sql.get("deadJobReplayStart"), p -> filter.bind(p).int4(max)
                         .text(filter.kind()).text(filter.errorContains()).text(filter.signature()).int8(filter.before())

@@ -13,7 +13,7 @@ import dev.docket.internal.db.ExplainQueries;
 import dev.docket.internal.db.ExplainQueries.LiveJob;
 import dev.docket.internal.db.ExplainQueries.QueueLoad;
 import dev.docket.internal.db.RateLimitQueries;
-import dev.docket.internal.json.WaitNote;
+import dev.docket.internal.json.VersionWaitNote;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -94,7 +94,7 @@ public final class JobExplainer {
 
     private List<Reason> scheduled(LiveJob job, List<WorkerInfo> workers) throws SQLException {
         List<Reason> reasons = new ArrayList<>();
-        String waitNote = WaitNote.reason(job.metadata(), job.runAt());
+        String waitNote = VersionWaitNote.reason(job.metadata(), job.runAt());
         if (!job.runAt().isAfter(job.now())) {
             reasons.add(store.doctor().maintenance().leader() != null
                     ? new Reason(Code.DUE, "Due since " + job.runAt() + ": the maintenance leader makes it ready at its "

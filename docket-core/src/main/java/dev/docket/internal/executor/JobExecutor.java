@@ -9,7 +9,7 @@ import dev.docket.internal.db.ClaimedJob;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Outcome;
 import dev.docket.internal.json.PayloadCodec;
-import dev.docket.internal.json.WaitNote;
+import dev.docket.internal.json.VersionWaitNote;
 import dev.docket.internal.observe.AttemptObservation;
 import dev.docket.internal.observe.JobObserver;
 import java.io.PrintWriter;
@@ -252,7 +252,7 @@ public final class JobExecutor implements AutoCloseable {
     private Outcome awaitNewerWorker(ClaimedJob job, JobKind<?> kind) {
         String problem = "payload version " + job.payloadVersion() + " is newer than this worker's handler reads ("
                 + kind.payloadVersion() + ")";
-        Instant since = WaitNote.since(job.metadata(), job.runAt());
+        Instant since = VersionWaitNote.since(job.metadata(), job.runAt());
         Duration waited = since == null ? Duration.ZERO : Duration.between(since, job.runAt());
         Duration left = kind.newerVersionWait().minus(waited);
         if (left.isNegative() || left.isZero()) {

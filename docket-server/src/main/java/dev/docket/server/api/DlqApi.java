@@ -12,7 +12,7 @@ import java.util.Locale;
 /**
  * {@code /api/dlq}: triage and controlled replay of the dead-letter table. A bulk replay runs at a
  * bounded rate (jobs per second), so replaying a day of failures does not put a wall of jobs in front
- * of everyone else; the library carries it out ({@link DocketAdmin#startReplay}) and keeps its
+ * of everyone else; the library carries it out ({@link DocketAdmin#startDeadJobReplay}) and keeps its
  * progress in the database, at {@code /api/dlq/replays/{id}} also after a restart. Listings, groups
  * and replays work by error signature too ({@link dev.docket.DeadJobGroup}); repairs of payloads are
  * {@link DlqRepairApi}'s.
@@ -20,7 +20,7 @@ import java.util.Locale;
  * @param admin  lists, groups and replays dead jobs
  * @param bodies reads request bodies
  */
-public record DlqApi(DocketAdmin admin, Bodies bodies) {
+public record DlqApi(DocketAdmin admin, JsonBodies bodies) {
 
     /** Default replay rate, jobs per second. */
     public static final int DEFAULT_RATE = 100;
@@ -54,7 +54,7 @@ public record DlqApi(DocketAdmin admin, Bodies bodies) {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
-        ctx.json(Views.page(admin.deadJobs(query), query.limit()));
+        ctx.json(ResponseViews.page(admin.deadJobs(query), query.limit()));
     }
 
     private void groups(Context ctx) {
@@ -65,7 +65,7 @@ public record DlqApi(DocketAdmin admin, Bodies bodies) {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
-        ctx.json(new Views.Groups(groups.stream().map(Views::group).toList()));
+        ctx.json(new ResponseViews.Groups(groups.stream().map(ResponseViews::group).toList()));
     }
 
     private void retryOne(Context ctx) {
@@ -73,7 +73,7 @@ public record DlqApi(DocketAdmin admin, Bodies bodies) {
         if (admin.replayDead(List.of(id)).isEmpty()) {
             throw ApiException.notFound("no dead job " + id + " (or a live job holds its unique key)");
         }
-        ctx.json(new Views.JobStatus(id, "ready"));
+        ctx.json(new ResponseViews.JobStatus(id, "ready"));
     }
 
     /** Discards a dead job for good; one that halted its sequence lets the sequence's next job run. */
@@ -82,7 +82,7 @@ public record DlqApi(DocketAdmin admin, Bodies bodies) {
         if (!admin.discardDead(id)) {
             throw ApiException.notFound("no dead job " + id);
         }
-        ctx.json(new Views.JobStatus(id, "discarded"));
+        ctx.json(new ResponseViews.JobStatus(id, "discarded"));
     }
 
     /** {@code POST /api/dlq/retry}'s body: a filter (empty strings mean none) and a pace; every field optional. */
@@ -102,13 +102,13 @@ public record DlqApi(DocketAdmin admin, Bodies bodies) {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
-        DeadJobReplay replay = admin.startReplay(filter, rate, max);
+        DeadJobReplay replay = admin.startDeadJobReplay(filter, rate, max);
         ctx.status(202).json(view(replay));
     }
 
     private void replayStatus(Context ctx) {
         long id = Params.pathId(ctx);
-        DeadJobReplay replay = admin.replay(id).orElseThrow(() -> ApiException.notFound("no replay " + id));
+        DeadJobReplay replay = admin.deadJobReplay(id).orElseThrow(() -> ApiException.notFound("no replay " + id));
         ctx.json(view(replay));
     }
 

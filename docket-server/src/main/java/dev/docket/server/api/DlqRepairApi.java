@@ -18,7 +18,7 @@ import java.util.List;
  * @param admin  repairs dead jobs
  * @param bodies reads request bodies
  */
-public record DlqRepairApi(DocketAdmin admin, Bodies bodies) {
+public record DlqRepairApi(DocketAdmin admin, JsonBodies bodies) {
 
     /** Default number of jobs one group repair looks at. */
     public static final int DEFAULT_MAX = 1000;

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 
 /**
  * The body of {@code POST /api/jobs} (and each job of {@code POST /api/jobs/batch}) as a record
- * Jackson maps strictly (see {@link Bodies#mapper()}: unknown fields and wrong types are errors that
+ * Jackson maps strictly (see {@link JsonBodies#mapper()}: unknown fields and wrong types are errors that
  * name the field), and its conversion to a {@link NewJob}, where the library's rules apply.
  */
 public final class JobRequests {

@@ -19,7 +19,7 @@ import java.util.Locale;
  * @param docket enqueues, looks up and changes jobs
  * @param bodies reads request bodies
  */
-public record JobsApi(Docket docket, Bodies bodies) {
+public record JobsApi(Docket docket, JsonBodies bodies) {
 
     /** The most jobs one batch request may enqueue. */
     public static final int MAX_BATCH = 1000;
@@ -53,7 +53,7 @@ public record JobsApi(Docket docket, Bodies bodies) {
         Enqueued result = enqueueAll(List.of(job)).getFirst();
         JobInfo info = docket.job(result.id()).orElseThrow(() -> ApiException.conflict("the job finished already"));
         ctx.status(result.inserted() ? 201 : 200).json(new EnqueuedJob(result.id(), result.inserted(),
-                Views.state(info.state()), info.queue(), info.kind(), info.runAt()));
+                ResponseViews.state(info.state()), info.queue(), info.kind(), info.runAt()));
     }
 
     private void enqueueBatch(Context ctx) {
@@ -89,7 +89,7 @@ public record JobsApi(Docket docket, Bodies bodies) {
 
     private List<Enqueued> enqueueAll(List<NewJob> jobs) {
         try {
-            return docket.enqueueAllWithResult(jobs);
+            return docket.enqueueJobs(jobs);
         } catch (IllegalArgumentException e) {
             if (e.getMessage() != null && e.getMessage().startsWith("payload is ")) {
                 throw new ApiException(413, "payload_too_large", e.getMessage());
@@ -101,7 +101,7 @@ public record JobsApi(Docket docket, Bodies bodies) {
     private void get(Context ctx) {
         long id = Params.pathId(ctx);
         JobInfo job = docket.job(id).orElseThrow(() -> ApiException.notFound("no job " + id));
-        ctx.json(Views.job(job, Caller.of(ctx).role().seesPayloads()));
+        ctx.json(ResponseViews.job(job, Caller.of(ctx).role().seesPayloads()));
     }
 
     private void list(Context ctx) {
@@ -116,28 +116,28 @@ public record JobsApi(Docket docket, Bodies bodies) {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
-        ctx.json(Views.page(docket.admin().jobs(query), query.limit()));
+        ctx.json(ResponseViews.page(docket.admin().jobs(query), query.limit()));
     }
 
     private void cancel(Context ctx) {
         long id = Params.pathId(ctx);
         if (docket.cancel(id)) {
-            ctx.json(new Views.JobStatus(id, "cancelled"));
+            ctx.json(new ResponseViews.JobStatus(id, "cancelled"));
             return;
         }
         JobInfo job = docket.job(id).orElseThrow(() -> ApiException.notFound("no job " + id));
-        throw ApiException.conflict("job " + id + " is " + Views.state(job.state()) + " and cannot be cancelled");
+        throw ApiException.conflict("job " + id + " is " + ResponseViews.state(job.state()) + " and cannot be cancelled");
     }
 
     private void retry(Context ctx) {
         long id = Params.pathId(ctx);
         if (docket.admin().retry(id)) {
             JobInfo job = docket.job(id).orElseThrow();
-            ctx.json(new Views.JobStatus(id, Views.state(job.state())));
+            ctx.json(new ResponseViews.JobStatus(id, ResponseViews.state(job.state())));
             return;
         }
         JobInfo job = docket.job(id).orElseThrow(() -> ApiException.notFound("no job " + id));
-        throw ApiException.conflict("job " + id + " is " + Views.state(job.state())
+        throw ApiException.conflict("job " + id + " is " + ResponseViews.state(job.state())
                 + "; only dead or scheduled jobs can be retried");
     }
 

@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * The JSON shapes of doctor's report, the registered workers, a job's explanation and the SLOs, as the
  * API answers them and {@code docket doctor --json}, {@code docket job explain --json} print them.
- * Enum values are lower case, as job states are ({@link Views#state}).
+ * Enum values are lower case, as job states are ({@link ResponseViews#state}).
  */
 public final class OperationsViews {
 
@@ -61,7 +61,7 @@ public final class OperationsViews {
     }
 
     public static Explanation explanation(JobExplanation e) {
-        return new Explanation(e.jobId(), Views.state(e.state()), e.queue(), e.kind(), e.reasons().getFirst().message(),
+        return new Explanation(e.jobId(), ResponseViews.state(e.state()), e.queue(), e.kind(), e.reasons().getFirst().message(),
                 e.reasons().stream().map(r -> new Reason(lower(r.code()), r.message(), r.facts())).toList());
     }
 

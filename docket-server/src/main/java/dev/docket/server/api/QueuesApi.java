@@ -13,7 +13,7 @@ import io.javalin.http.Context;
  * @param admin  reads and changes queue settings
  * @param bodies reads request bodies
  */
-public record QueuesApi(DocketAdmin admin, Bodies bodies) {
+public record QueuesApi(DocketAdmin admin, JsonBodies bodies) {
 
     public void register(Javalin app) {
         app.get("/api/queues", this::list, Access.READ);
@@ -35,8 +35,8 @@ public record QueuesApi(DocketAdmin admin, Bodies bodies) {
     }
 
     private void list(Context ctx) {
-        ctx.json(new Views.Queues(admin.queues().stream().map(Views::queue).toList(),
-                admin.runningByTenant().stream().map(Views::running).toList()));
+        ctx.json(new ResponseViews.Queues(admin.queues().stream().map(ResponseViews::queue).toList(),
+                admin.runningByTenant().stream().map(ResponseViews::running).toList()));
     }
 
     private void setPaused(Context ctx, boolean paused) {

@@ -19,7 +19,7 @@ import java.util.Locale;
  * @param admin  reads and changes the limits
  * @param bodies reads request bodies
  */
-public record RateLimitsApi(DocketAdmin admin, Bodies bodies) {
+public record RateLimitsApi(DocketAdmin admin, JsonBodies bodies) {
 
     public void register(Javalin app) {
         app.get("/api/rate-limits", this::list, Access.READ);

@@ -16,7 +16,7 @@ import io.javalin.http.Context;
  * @param sessions where logins open sessions
  * @param bodies   how request bodies are read
  */
-public record SessionsApi(TokenStore tokens, Sessions sessions, Bodies bodies) {
+public record SessionsApi(TokenStore tokens, Sessions sessions, JsonBodies bodies) {
 
     /** {@code POST /api/session}'s body; other fields are ignored. */
     @JsonIgnoreProperties(ignoreUnknown = true)

@@ -16,7 +16,7 @@ import java.time.Duration;
  * @param admin  reads and sets the objectives
  * @param bodies reads request bodies
  */
-public record SlosApi(DocketAdmin admin, Bodies bodies) {
+public record SlosApi(DocketAdmin admin, JsonBodies bodies) {
 
     /** {@code PUT /api/slos}'s body; the objective fields are JSON trees so that an explicit null tells from an absent field. */
     record SloRequest(String queue, String kind, JsonNode lagSeconds, JsonNode pickupP99Seconds) {

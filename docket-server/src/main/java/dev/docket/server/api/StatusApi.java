@@ -49,7 +49,7 @@ public record StatusApi(Docket docket, QueueMetrics metrics) {
     }
 
     private void stats(Context ctx) {
-        ctx.json(new Views.StatsList(docket.admin().stats().stream().map(Views::stats).toList()));
+        ctx.json(new ResponseViews.StatsList(docket.admin().stats().stream().map(ResponseViews::stats).toList()));
     }
 
     private static void openApi(Context ctx) throws IOException {

@@ -18,7 +18,7 @@ import java.util.Locale;
  * @param docket enqueues and administers workflows
  * @param bodies reads request bodies
  */
-public record WorkflowsApi(Docket docket, Bodies bodies) {
+public record WorkflowsApi(Docket docket, JsonBodies bodies) {
 
     /** {@code POST /api/workflows}'s body: {@code dependencyMode} is {@code all_completed} (default) or {@code wait_for_replay}. */
     record WorkflowRequest(String name, String dependencyMode, List<StepRequest> steps) {
@@ -79,7 +79,7 @@ public record WorkflowsApi(Docket docket, Bodies bodies) {
         }
         long id;
         try {
-            id = docket.enqueueWorkflow(workflow);
+            id = docket.enqueueWorkflow(workflow).id();
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
@@ -121,6 +121,6 @@ public record WorkflowsApi(Docket docket, Bodies bodies) {
     static WorkflowView view(WorkflowInfo w) {
         return new WorkflowView(w.id(), w.name(), w.createdAt(), w.status().name().toLowerCase(Locale.ROOT),
                 w.steps().stream().map(s -> new StepView(s.name(), s.jobId(), s.kind(),
-                        s.state() == null ? null : Views.state(s.state()), s.after())).toList());
+                        s.state() == null ? null : ResponseViews.state(s.state()), s.after())).toList());
     }
 }

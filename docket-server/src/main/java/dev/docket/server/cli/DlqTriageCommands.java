@@ -100,7 +100,7 @@ final class DlqTriageCommands {
 
         @Override
         public Integer call() {
-            DeadJobReplay replay = withAdmin(admin -> admin.startReplay(filter.query(), rate, max));
+            DeadJobReplay replay = withAdmin(admin -> admin.startDeadJobReplay(filter.query(), rate, max));
             return println("replay " + replay.id() + ": " + replay.matched() + " dead jobs match"
                     + (replay.state() == DeadJobReplay.State.DONE ? "; nothing to do" : ", replaying at " + rate + "/s"));
         }

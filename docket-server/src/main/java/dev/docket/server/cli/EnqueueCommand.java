@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.docket.Enqueued;
+import dev.docket.JobKind;
 import dev.docket.JobOptions;
 import dev.docket.NewJob;
 import dev.docket.server.api.PayloadCheck;
@@ -93,7 +94,7 @@ final class EnqueueCommand extends DatabaseCommand {
         JsonNode json = readPayload();
         JobOptions options = options();
         NewJob job = NewJob.of(kind, json, options);
-        Enqueued result = withDocket(docket -> docket.enqueueWithResult(job.kind(), job.payload(), job.options()));
+        Enqueued result = withDocket(docket -> docket.enqueue(JobKind.named(job.kind()), job.payload(), job.options()));
         return println(result.inserted() ? Long.toString(result.id()) : result.id() + " existing");
     }
 

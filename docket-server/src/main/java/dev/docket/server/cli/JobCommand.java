@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.docket.JobInfo;
-import dev.docket.server.api.Views;
+import dev.docket.server.api.ResponseViews;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -31,7 +31,7 @@ final class JobCommand extends DatabaseCommand {
         checkId("job", id);
         JobInfo job = withDocket(docket -> docket.job(id)).orElseThrow(() -> noJob(id, database.schema));
         Object output = job.output() == null ? null : JSON.readTree(job.output());
-        return println(JSON.writeValueAsString(Views.job(job, true).withShown(JSON.readTree(job.payload()), output)));
+        return println(JSON.writeValueAsString(ResponseViews.job(job, true).withShown(JSON.readTree(job.payload()), output)));
     }
 
     /** The failure for a job id the schema does not hold (any more). */

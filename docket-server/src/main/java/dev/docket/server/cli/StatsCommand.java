@@ -3,7 +3,7 @@ package dev.docket.server.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.docket.QueueStats;
-import dev.docket.server.api.Views;
+import dev.docket.server.api.ResponseViews;
 import dev.docket.DocketAdmin;
 import java.util.List;
 import java.util.Locale;
@@ -25,7 +25,7 @@ final class StatsCommand extends DatabaseCommand {
         List<QueueStats> stats = withAdmin(DocketAdmin::stats);
         if (json) {
             return println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-                    .writeValueAsString(new Views.StatsList(stats.stream().map(Views::stats).toList())));
+                    .writeValueAsString(new ResponseViews.StatsList(stats.stream().map(ResponseViews::stats).toList())));
         }
         if (stats.isEmpty()) {
             return println("No jobs: every queue is empty, and the history and dead-letter tables too.");

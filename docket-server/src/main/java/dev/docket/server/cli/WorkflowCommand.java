@@ -2,7 +2,7 @@ package dev.docket.server.cli;
 
 import dev.docket.DocketAdmin;
 import dev.docket.WorkflowInfo;
-import dev.docket.server.api.Views;
+import dev.docket.server.api.ResponseViews;
 import java.io.PrintWriter;
 import java.util.Locale;
 import picocli.CommandLine.Command;
@@ -50,7 +50,7 @@ final class WorkflowCommand implements java.util.concurrent.Callable<Integer> {
                     + " (created " + w.createdAt() + ")");
             Table table = new Table("STEP", "JOB>", "KIND", "STATE", "AFTER");
             w.steps().forEach(s -> table.row(s.name(), s.jobId(), s.kind() == null ? "-" : s.kind(),
-                    s.state() == null ? "gone" : Views.state(s.state()), String.join(",", s.after())));
+                    s.state() == null ? "gone" : ResponseViews.state(s.state()), String.join(",", s.after())));
             table.print(out);
         }
     }

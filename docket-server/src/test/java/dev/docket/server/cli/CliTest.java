@@ -404,7 +404,7 @@ class CliTest extends DocketTest {
         Run replay = cli(db("dlq", "replay", "--kind", "charge_card", "--signature", signature, "--rate", "50"));
         assertOk(replay);
         assertThat(replay.out()).matches("replay \\d+: 3 dead jobs match, replaying at 50/s\\R");
-        assertThat(docket.admin().replays()).singleElement().satisfies(r -> assertThat(r.signature()).isEqualTo(signature));
+        assertThat(docket.admin().deadJobReplays()).singleElement().satisfies(r -> assertThat(r.signature()).isEqualTo(signature));
 
         assertFails(cli(db("dlq", "repair", "999999", "--payload", "{}")), 1, "no dead job 999999");
         assertFails(cli(db("dlq", "repair", "0", "--payload", "{}")), 2, "positive");

@@ -30,7 +30,7 @@ class WorkflowCliTest extends DocketTest {
     void showCancelAndRetryAWorkflow() {
         Docket docket = docket();
         long id = docket.enqueueWorkflow(Workflow.builder("nightly export")
-                .step("dump", "dump", null).step("upload", "upload", null, "dump").build());
+                .step("dump", "dump", null).step("upload", "upload", null, "dump").build()).id();
 
         Run shown = cli("workflow", "show", Long.toString(id));
         assertOk(shown);

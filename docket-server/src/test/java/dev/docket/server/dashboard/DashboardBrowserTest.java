@@ -711,7 +711,7 @@ class DashboardBrowserTest {
                 .step("compress", "wf_compress", new Item(2), unserved, "dump")
                 .step("checksum", "wf_checksum", new Item(3), unserved, "dump")
                 .step("upload", "wf_upload", new Item(4), unserved, "compress", "checksum")
-                .build());
+                .build()).id();
         try {
             showWorkflow(id);
         } finally {
@@ -748,9 +748,9 @@ class DashboardBrowserTest {
     @Test
     void aWorkflowOffersOnlyTheActionsItsStateAllowsAndSaysWhatTheyDid() {
         long done = docket.enqueueWorkflow(dev.docket.Workflow.builder("all good")
-                .step("only", "wf_ok", new Item(1), JobOptions.defaults()).build());
+                .step("only", "wf_ok", new Item(1), JobOptions.defaults()).build()).id();
         long failed = docket.enqueueWorkflow(dev.docket.Workflow.builder("doomed")
-                .step("charge", "wf_fail", new Item(1), JobOptions.defaults()).build());
+                .step("charge", "wf_fail", new Item(1), JobOptions.defaults()).build()).id();
         try {
             Awaitility.await().atMost(WAIT).until(() -> status(done) == WorkflowInfo.Status.COMPLETED
                     && status(failed) == WorkflowInfo.Status.FAILED);
@@ -781,7 +781,7 @@ class DashboardBrowserTest {
                 .step("first", "wf_first", new Item(1), unserved)
                 .step("second", "wf_second", new Item(2), unserved, "first")
                 .step("third", "wf_third", new Item(3), unserved, "second")
-                .build());
+                .build()).id();
         try {
             login(ADMIN);
             go("#/workflows/" + id);
@@ -817,7 +817,7 @@ class DashboardBrowserTest {
                 .step("checksum", "wf_checksum", new Item(3), JobOptions.builder().queue("wf_fit").build(), "dump_orders")
                 .step("upload_to_storage", "wf_upload", new Item(4), JobOptions.builder().queue("wf_fit").build(),
                         "compress", "checksum")
-                .build());
+                .build()).id();
         docket.admin().setRateLimit(RateLimit.ofKind("send_email", 100, Duration.ofSeconds(1)));
         Dimension before = driver.manage().window().getSize();
         try {

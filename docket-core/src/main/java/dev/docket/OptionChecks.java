@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.Objects;
 
 /** The checks builders apply to numbers and durations, with one wording for every option's refusal. */
-final class Checks {
+final class OptionChecks {
 
-    private Checks() {
+    private OptionChecks() {
     }
 
     static Duration positive(String name, Duration d) {

@@ -12,7 +12,7 @@ import java.time.format.DateTimeParseException;
  * job's current wait only while the job is due at {@code docket.waitingNext}: a job that was run,
  * retried or replayed since carries an old note.
  */
-public final class WaitNote {
+public final class VersionWaitNote {
 
     public static final String REASON = "docket.waiting";
     public static final String SINCE = "docket.waitingSince";
@@ -20,7 +20,7 @@ public final class WaitNote {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private WaitNote() {
+    private VersionWaitNote() {
     }
 
     /** When the job's current wait began, or null if it is not waiting (or its note is unreadable). */

@@ -17,9 +17,9 @@ import java.util.Locale;
  * The JSON shapes of the API's responses, as records Jackson writes in declaration order. Their
  * field names are the API's contract (the dashboard and the OpenAPI document rely on them).
  */
-public final class Views {
+public final class ResponseViews {
 
-    private Views() {
+    private ResponseViews() {
     }
 
     /** A state as the API spells it: lower case. */
@@ -110,7 +110,7 @@ public final class Views {
                 j.runAt(), j.createdAt(), j.attemptedAt(), j.finishedAt(), j.tenant(), j.errors().size(), j.deadReason(),
                 j.uniqueKey(), j.lockedBy(), j.payloadVersion(), new RawJson(j.metadata()),
                 showPayload ? new RawJson(j.payload()) : null, showPayload ? null : Boolean.TRUE,
-                j.errors().stream().map(Views::error).toList(), j.sequenceKey(),
+                j.errors().stream().map(ResponseViews::error).toList(), j.sequenceKey(),
                 showPayload && j.output() != null ? new RawJson(j.output()) : null,
                 showPayload || j.output() == null ? null : Boolean.TRUE);
     }
@@ -127,7 +127,7 @@ public final class Views {
 
     /** A page of rows; a full page has a next cursor (its last id), a short one has none. */
     public static Page page(List<JobSummary> rows, int limit) {
-        return new Page(rows.stream().map(Views::summary).toList(), rows.size() == limit ? rows.getLast().id() : null);
+        return new Page(rows.stream().map(ResponseViews::summary).toList(), rows.size() == limit ? rows.getLast().id() : null);
     }
 
     /** The view of one queue and kind's statistics. */

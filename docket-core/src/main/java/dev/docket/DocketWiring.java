@@ -15,7 +15,7 @@ import java.util.List;
  * the rate limits it declares.
  * Immutable; made once by the Docket.
  */
-record Shared(Database store, SchemaName schema, PayloadCodec codec, Kinds kinds, SchemaGuard schemaGuard,
+record DocketWiring(Database store, SchemaName schema, PayloadCodec codec, KindRegistry kinds, SchemaGuard schemaGuard,
               List<CronEnqueuer.Schedule> schedules, Duration historyRetention, Duration deadJobRetention,
               JobObserver observer, List<RateLimit> rateLimits) {
 }

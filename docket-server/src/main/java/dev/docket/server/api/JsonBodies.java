@@ -28,7 +28,7 @@ import java.util.Locale;
  * @param reader   the mapper that reads them, normally {@link #mapper()}
  * @param maxBytes the largest body read; a larger one is a 413
  */
-public record Bodies(ObjectMapper reader, long maxBytes) {
+public record JsonBodies(ObjectMapper reader, long maxBytes) {
 
     /**
      * The server's JSON mapper, for requests and responses. Exact decimals: a payload's numbers reach

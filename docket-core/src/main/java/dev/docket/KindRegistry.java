@@ -21,7 +21,7 @@ import java.util.Set;
  * payload version. String kinds get the settings of the kind of that name declared or configured on
  * the {@link Docket.Builder}; a {@link JobKind} brings its own.
  */
-final class Kinds {
+final class KindRegistry {
 
     private final PayloadCodec codec;
     private final RetryPolicy defaultRetryPolicy;
@@ -31,7 +31,7 @@ final class Kinds {
     private final Map<String, JobKind<?>> byName;
     private final Map<String, JobKind<?>> declared;
 
-    private Kinds(PayloadCodec codec, RetryPolicy defaultRetryPolicy, Map<String, JobKind<?>> byName,
+    private KindRegistry(PayloadCodec codec, RetryPolicy defaultRetryPolicy, Map<String, JobKind<?>> byName,
                   Map<String, JobKind<?>> declared, JobObserver observer) {
         this.codec = codec;
         this.observer = observer;
@@ -67,17 +67,23 @@ final class Kinds {
     }
 
     <T> InsertRow row(JobKind<T> kind, T payload, JobOptions options) {
-        return row(Objects.requireNonNull(kind, "kind").name(), kind, payload, options);
+        return row(Objects.requireNonNull(kind, "kind").name(), settingsOf(kind), payload, options);
     }
 
     <T> List<InsertRow> rows(JobKind<T> kind, Collection<? extends T> payloads) {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(payloads, "payloads");
+        JobKind<?> settings = settingsOf(kind);
         List<InsertRow> rows = new ArrayList<>(payloads.size());
         for (T payload : payloads) {
-            rows.add(row(kind.name(), kind, payload, JobOptions.defaults()));
+            rows.add(row(kind.name(), settings, payload, JobOptions.defaults()));
         }
         return rows;
+    }
+
+    /** Whose settings jobs of {@code kind} get: its own, or for a kind {@link JobKind#named by name} this Docket's for the name (or none). */
+    private JobKind<?> settingsOf(JobKind<?> kind) {
+        return kind.byName() ? byName.get(kind.name()) : kind;
     }
 
     List<InsertRow> rows(List<NewJob> jobs) {
@@ -156,7 +162,7 @@ final class Kinds {
          *
          * @throws IllegalArgumentException if a declared kind is also configured piece by piece
          */
-        Kinds build(PayloadCodec codec, RetryPolicy defaultRetryPolicy, JobObserver observer) {
+        KindRegistry build(PayloadCodec codec, RetryPolicy defaultRetryPolicy, JobObserver observer) {
             Map<String, JobKind<?>> byName = new HashMap<>(declared);
             Set<String> configured = new LinkedHashSet<>(retryPolicies.keySet());
             configured.addAll(payloadVersions.keySet());
@@ -178,7 +184,7 @@ final class Kinds {
                 }
                 byName.put(name, kind.build());
             }
-            return new Kinds(codec, defaultRetryPolicy, Map.copyOf(byName), Map.copyOf(declared), observer);
+            return new KindRegistry(codec, defaultRetryPolicy, Map.copyOf(byName), Map.copyOf(declared), observer);
         }
     }
 }
