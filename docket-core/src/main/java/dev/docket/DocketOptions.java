@@ -77,30 +77,13 @@ abstract sealed class DocketOptions permits Docket.Builder {
         return self();
     }
 
-    /** The retry policy of one kind (its max attempts apply at enqueue, its backoff in workers). */
+    /**
+     * The retry policy of the kind named {@code kind} (its max attempts apply at enqueue, its backoff in
+     * workers): a shorthand for a kind declared with only a retry policy. Every other setting of a kind
+     * (payload version, upcasters, defaults, lease, timeout) is declared on a {@link JobKind}.
+     */
     public Docket.Builder retryPolicy(String kind, RetryPolicy policy) {
         kinds.retryPolicy(kind, policy);
-        return self();
-    }
-
-    /**
-     * The payload version jobs of {@code kind} are stamped with when {@link JobOptions} names none;
-     * default 1. Bump it when the payload's shape changes, and give workers an upcaster from the
-     * old version ({@link Worker.Builder#upcaster}) so jobs enqueued before the deploy still run.
-     */
-    public Docket.Builder payloadVersion(String kind, int version) {
-        kinds.payloadVersion(kind, version);
-        return self();
-    }
-
-    /**
-     * What jobs of {@code kind} get where their own {@link JobOptions} leave it unset, whether the enqueue
-     * passes options or not: queue, priority, max attempts, tenant, whether a death halts the sequence.
-     * Without it: queue {@code default}, priority 0, the kind's retry policy's max attempts, no tenant.
-     * {@link JobKind.Builder#defaults} declares the same with the rest of a kind's settings.
-     */
-    public Docket.Builder kindDefaults(String kind, KindDefaults defaults) {
-        kinds.defaults(kind, defaults);
         return self();
     }
 
@@ -110,7 +93,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
      * version, defaults, retry policy, lease, timeout and upcasters, as
      * {@code enqueue(SEND_EMAIL, payload)} and {@code handler(SEND_EMAIL, handler)} always do.
      * Optional: a {@link JobKind} works without it. A declared kind's settings belong to it alone:
-     * {@link #retryPolicy}, {@link #payloadVersion} and {@link #kindDefaults} for its name are refused.
+     * {@link #retryPolicy(String, RetryPolicy)} for its name is refused.
      *
      * @throws IllegalArgumentException if a kind of that name is already declared
      */

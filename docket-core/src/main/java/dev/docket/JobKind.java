@@ -25,7 +25,8 @@ import java.util.function.UnaryOperator;
  * <p>Immutable and thread-safe. Defaults, each replaced by the matching builder method:
  * <ul>
  *   <li>payload version 1, no upcasters ({@link Builder#payloadVersion}, {@link Builder#upcaster});</li>
- *   <li>retry policy: the Docket's ({@link Docket.Builder#defaultRetryPolicy}, itself
+ *   <li>retry policy: the Docket's for the kind's name ({@link Docket.Builder#retryPolicy(String,
+ *       RetryPolicy)}), else its default ({@link Docket.Builder#defaultRetryPolicy}, itself
  *       {@link RetryPolicy#defaults()} unless configured) ({@link Builder#retry});</li>
  *   <li>options: queue {@code default}, priority 0, no tenant, max attempts from the retry policy
  *       ({@link Builder#defaults}); a job's own {@link JobOptions} win over them;</li>
@@ -175,16 +176,6 @@ public final class JobKind<T> {
     /** This kind with another payload type: a declared kind's settings for a handler registered by name. */
     <U> JobKind<U> withPayloadType(Class<U> type) {
         return new JobKind<>(copy(type));
-    }
-
-    /**
-     * This kind with one more upcaster, unchecked: a worker registers a name-only kind's upcasters one
-     * by one, so the chain may have gaps until the last; a missing step fails its jobs when they run.
-     */
-    JobKind<T> withUpcaster(int fromVersion, UnaryOperator<JsonNode> upcaster) {
-        Builder<T> b = toBuilder();
-        b.upcaster(fromVersion, upcaster);
-        return new JobKind<>(b);
     }
 
     /**

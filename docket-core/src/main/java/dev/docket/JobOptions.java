@@ -164,8 +164,12 @@ public final class JobOptions {
         return values.haltSequenceOnDeath;
     }
 
-    /** The payload's version, or {@code null} for the kind's current one (see {@link Docket.Builder#payloadVersion}). */
-    public Integer payloadVersion() {
+    /**
+     * The payload's version, or {@code null} for the kind's: set only by {@link JobKind} (which stamps its
+     * own version on the options of its jobs, {@link NewJob#of(JobKind, Object, JobOptions)}); a kind's
+     * version is declared on the kind, not per job.
+     */
+    Integer payloadVersion() {
         return values.payloadVersion;
     }
 
@@ -369,8 +373,8 @@ public final class JobOptions {
             return this;
         }
 
-        /** The version of the payload's shape, at least 1; default: the kind's current version (1 unless configured). */
-        public Builder payloadVersion(int version) {
+        /** The version of the payload's shape, at least 1 (see {@link JobOptions#payloadVersion()}). */
+        Builder payloadVersion(int version) {
             this.payloadVersion = atLeast("payloadVersion", version, 1);
             return this;
         }

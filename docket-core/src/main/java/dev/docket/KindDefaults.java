@@ -7,8 +7,8 @@ import java.util.Objects;
  * max attempts, tenant, and whether its death halts its sequence. Only what belongs to a kind is here; a
  * run time, unique key, metadata, sequence key or dependency belongs to one job and is given with that
  * job. Immutable; build with {@link #builder()}, or use {@link #none()}. Given with
- * {@link JobKind.Builder#defaults} or {@link Docket.Builder#kindDefaults}, they apply on every enqueue
- * path alike, whether the job passes options or not.
+ * {@link JobKind.Builder#defaults}, they apply on every enqueue path alike, whether the job passes
+ * options or not (and to the string forms of a kind declared with {@link Docket.Builder#kind}).
  *
  * <p>Each value is checked as {@link JobOptions.Builder} checks it (a queue name, a priority from -32768
  * to 32767, at least one attempt, a tenant of valid text).

@@ -9,11 +9,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * What a {@link Docket} knows about kinds, and the one place a job's row is made from an enqueue call:
@@ -56,9 +54,12 @@ final class KindRegistry {
         return k != null && k.retryPolicy() != null ? k.retryPolicy() : defaultRetryPolicy;
     }
 
-    /** The retry policy of a {@link JobKind} used directly: its own, else the default. */
+    /**
+     * The retry policy of a {@link JobKind} used directly: its own, else the one this Docket has for its
+     * name ({@link Docket.Builder#retryPolicy(String, RetryPolicy)}), else the default.
+     */
     RetryPolicy retryPolicy(JobKind<?> kind) {
-        return kind.retryPolicy() != null ? kind.retryPolicy() : defaultRetryPolicy;
+        return kind.retryPolicy() != null ? kind.retryPolicy() : retryPolicy(kind.name());
     }
 
     /** The kind declared on the builder under {@code name}, or null. */
@@ -109,7 +110,7 @@ final class KindRegistry {
         String json = codec.toJson(payload);
         Long runAtMicros = options.runAt() == null ? null : epochMicros(options.runAt());
         Long delayMillis = options.delay() == null ? null : options.delay().toMillis();
-        RetryPolicy retry = kind == null || kind.retryPolicy() == null ? defaultRetryPolicy : kind.retryPolicy();
+        RetryPolicy retry = kind == null ? retryPolicy(kindName) : retryPolicy(kind);
         int maxAttempts = options.maxAttempts() != null ? options.maxAttempts() : retry.maxAttempts();
         int version = options.payloadVersion() != null ? options.payloadVersion() : kind == null ? 1 : kind.payloadVersion();
         return new InsertRow(options.queue(), kindName, json, version, options.priority(), runAtMicros, delayMillis,
@@ -125,29 +126,14 @@ final class KindRegistry {
         return ChronoUnit.MICROS.between(Instant.EPOCH, t);
     }
 
-    /** What {@link Docket.Builder} collects about kinds: declared kinds, and settings given piece by piece. */
+    /** What {@link Docket.Builder} collects about kinds: declared kinds, and retry policies given by name. */
     static final class Declarations {
         private final Map<String, RetryPolicy> retryPolicies = new HashMap<>();
-        private final Map<String, Integer> payloadVersions = new HashMap<>();
-        private final Map<String, KindDefaults> defaults = new HashMap<>();
         private final Map<String, JobKind<?>> declared = new HashMap<>();
 
         void retryPolicy(String kind, RetryPolicy policy) {
             checkName(kind);
             retryPolicies.put(kind, Objects.requireNonNull(policy, "policy"));
-        }
-
-        void payloadVersion(String kind, int version) {
-            checkName(kind);
-            if (version < 1) {
-                throw new IllegalArgumentException("payloadVersion must be >= 1, was " + version);
-            }
-            payloadVersions.put(kind, version);
-        }
-
-        void defaults(String kind, KindDefaults kindDefaults) {
-            checkName(kind);
-            defaults.put(kind, Objects.requireNonNull(kindDefaults, "defaults"));
         }
 
         void declare(JobKind<?> kind) {
@@ -158,32 +144,19 @@ final class KindRegistry {
         }
 
         /**
-         * The declared kinds, and a kind for each name given a retry policy, payload version or defaults.
+         * The declared kinds, and a kind for each name given a retry policy.
          *
-         * @throws IllegalArgumentException if a declared kind is also configured piece by piece
+         * @throws IllegalArgumentException if a declared kind is also given a retry policy by name
          */
         KindRegistry build(PayloadCodec codec, RetryPolicy defaultRetryPolicy, JobObserver observer) {
             Map<String, JobKind<?>> byName = new HashMap<>(declared);
-            Set<String> configured = new LinkedHashSet<>(retryPolicies.keySet());
-            configured.addAll(payloadVersions.keySet());
-            configured.addAll(defaults.keySet());
-            for (String name : configured) {
+            retryPolicies.forEach((name, policy) -> {
                 if (declared.containsKey(name)) {
                     throw new IllegalArgumentException("kind '" + name + "' is declared with kind(JobKind): set its "
-                            + "retry policy, payload version and defaults on that JobKind");
+                            + "retry policy on that JobKind");
                 }
-                JobKind.Builder<Object> kind = JobKind.of(name, Object.class);
-                if (retryPolicies.containsKey(name)) {
-                    kind.retry(retryPolicies.get(name));
-                }
-                if (payloadVersions.containsKey(name)) {
-                    kind.payloadVersion(payloadVersions.get(name));
-                }
-                if (defaults.containsKey(name)) {
-                    kind.defaults(defaults.get(name));
-                }
-                byName.put(name, kind.build());
-            }
+                byName.put(name, JobKind.of(name, Object.class).retry(policy).build());
+            });
             return new KindRegistry(codec, defaultRetryPolicy, Map.copyOf(byName), Map.copyOf(declared), observer);
         }
     }

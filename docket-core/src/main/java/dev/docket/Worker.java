@@ -158,21 +158,15 @@ public final class Worker implements AutoCloseable {
         }
 
         /**
-         * Runs jobs of {@code kind} with {@code handler}, reading payloads as {@code payloadType}
-         * (a record or class Jackson can map, or {@code JsonNode}). Its retry policy is the kind's
-         * on the {@link Docket}; a kind declared there ({@link Docket.Builder#kind}) brings all its settings.
+         * Runs jobs of the kind named {@code kind} with {@code handler}, reading payloads as
+         * {@code payloadType} (a record or class Jackson can map, or {@code JsonNode}). A kind declared on
+         * the {@link Docket} ({@link Docket.Builder#kind}) brings all its settings; any other runs with the
+         * defaults of {@link JobKind} and the Docket's retry policy for its name. A kind's own lease,
+         * timeout, payload version or upcasters: declare a {@link JobKind} and use {@link #handler(JobKind,
+         * JobHandler)}.
          */
         public <T> Builder handler(String kind, Class<T> payloadType, JobHandler<T> handler) {
-            return handler(kind, payloadType, handler, HandlerOptions.defaults());
-        }
-
-        /**
-         * Like {@link #handler(String, Class, JobHandler)}, with a per-kind lease, timeout and payload
-         * version. A kind declared on the Docket has those already: only {@link HandlerOptions#defaults()} is
-         * accepted for it.
-         */
-        public <T> Builder handler(String kind, Class<T> payloadType, JobHandler<T> handler, HandlerOptions options) {
-            handlers.add(kind, payloadType, handler, null, options);
+            handlers.add(kind, payloadType, handler, null);
             return this;
         }
 
@@ -195,30 +189,7 @@ public final class Worker implements AutoCloseable {
          * the transaction it is given and the job's completion commit together, or not at all.
          */
         public <T> Builder transactionalHandler(String kind, Class<T> payloadType, TransactionalJobHandler<T> handler) {
-            return transactionalHandler(kind, payloadType, handler, HandlerOptions.defaults());
-        }
-
-        /**
-         * Like {@link #handler(String, Class, JobHandler, HandlerOptions)}, for a {@link TransactionalJobHandler}.
-         * A timeout interrupts the handler and rolls its transaction back.
-         */
-        public <T> Builder transactionalHandler(String kind, Class<T> payloadType, TransactionalJobHandler<T> handler,
-                                                HandlerOptions options) {
-            handlers.add(kind, payloadType, null, handler, options);
-            return this;
-        }
-
-        /**
-         * Registers how payloads of the name-only {@code kind} at version {@code fromVersion} become
-         * version {@code fromVersion + 1} (a JSON tree to a JSON tree). Jobs enqueued with an older
-         * version are upcast step by step to the version the handler reads before they are mapped.
-         * Before or after the kind's handler. A {@link JobKind} declares its upcasters itself.
-         *
-         * @throws IllegalArgumentException if the kind is a {@link JobKind} (registered with one, or declared on
-         *                                  the Docket), or already has an upcaster from that version
-         */
-        public Builder upcaster(String kind, int fromVersion, UnaryOperator<JsonNode> upcaster) {
-            handlers.upcaster(kind, fromVersion, upcaster);
+            handlers.add(kind, payloadType, null, handler);
             return this;
         }
 

@@ -135,6 +135,18 @@ class JobKindTest extends DocketTest {
                 new Enqueued(batch.jobs().get(1).id(), true));
     }
 
+    /** A kind without a retry policy of its own takes the Docket's for its name, before the default. */
+    @Test
+    void aKindWithoutItsOwnRetryPolicyTakesTheDocketsForItsName() {
+        Docket docket = docket(b -> b.retryPolicy("plain", RetryPolicy.defaults().withMaxAttempts(3)));
+        JobKind<SendEmail> plain = JobKind.of("plain", SendEmail.class).build();
+        assertThat(docket.job(docket.enqueue(plain, new SendEmail("a")).id()).orElseThrow().maxAttempts()).isEqualTo(3);
+        assertThat(docket.job(docket.enqueueJobs(List.of(NewJob.of(plain, new SendEmail("b")))).getFirst().id())
+                .orElseThrow().maxAttempts()).isEqualTo(3);
+        assertThat(docket.job(docket.enqueue(JobKind.of("unnamed", SendEmail.class).build(), new SendEmail("c")).id())
+                .orElseThrow().maxAttempts()).isEqualTo(RetryPolicy.defaults().maxAttempts());
+    }
+
     /** Code that only enqueues depends on the interface, and its tests on a fake of it. */
     @Test
     void enqueuerIsAnInterfaceThatDocketImplements() {
@@ -206,9 +218,6 @@ class JobKindTest extends DocketTest {
         awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
         assertThat(runs).hasValue(1);
         assertThatIllegalArgumentException().isThrownBy(() -> docket.worker()
-                        .handler("send_email", SendEmail.class, (e, c) -> { }, HandlerOptions.defaults().withTimeout(Duration.ofSeconds(1))))
-                .withMessageContaining("declared on the Docket");
-        assertThatIllegalArgumentException().isThrownBy(() -> docket.worker()
                         .handler(JobKind.of("send_email", SendEmail.class).build(), (e, c) -> { }))
                 .withMessageContaining("declares another kind named 'send_email'");
     }
@@ -264,7 +273,7 @@ class JobKindTest extends DocketTest {
         KindDefaults defaults = KindDefaults.builder().queue("mail").priority(7).maxAttempts(4).tenant("acme")
                 .haltSequenceOnDeath(true).build();
         JobKind<SendEmail> halting = JobKind.of("halting", SendEmail.class).defaults(defaults).build();
-        Docket docket = docket(b -> b.kindDefaults("halting_string", defaults));
+        Docket docket = docket(b -> b.kind(JobKind.of("halting_string", SendEmail.class).defaults(defaults).build()));
         JobOptions own = JobOptions.builder().sequenceKey("order-1").build();
 
         List<Long> ids = List.of(

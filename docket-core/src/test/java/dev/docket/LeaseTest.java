@@ -45,7 +45,7 @@ class LeaseTest extends DocketTest {
             release.await();
         };
         worker(docket, w -> w.queue("default", 2).lease(Duration.ofSeconds(5))
-                .handler("long", Task.class, block, HandlerOptions.defaults().withLease(Duration.ofSeconds(120)))
+                .handler(JobKind.of("long", Task.class).lease(Duration.ofSeconds(120)).build(), block)
                 .handler("short", Task.class, block));
         long longId = docket.enqueue("long", new Task("long"));
         long shortId = docket.enqueue("short", new Task("short"));

@@ -145,8 +145,8 @@ class QueueControlTest extends DocketTest {
     /** Kind defaults fill what a job's options leave unset, and never override what they set. */
     @Test
     void kindDefaultsApplyToUnsetOptions() {
-        Docket docket = docket(b -> b.kindDefaults("mail", KindDefaults.builder().queue("email").priority(-5).maxAttempts(3)
-                .build()));
+        Docket docket = docket(b -> b.kind(JobKind.of("mail", Item.class)
+                .defaults(KindDefaults.builder().queue("email").priority(-5).maxAttempts(3).build()).build()));
         JobInfo plain = docket.job(docket.enqueue("mail", new Item(1))).orElseThrow();
         assertThat(plain.queue()).isEqualTo("email");
         assertThat(plain.priority()).isEqualTo(-5);

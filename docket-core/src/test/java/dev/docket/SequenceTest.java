@@ -232,7 +232,8 @@ class SequenceTest extends DocketTest {
     @Test
     @Timeout(30)
     void aKindThatHaltsItsSequencesResumesWhenTheDeadJobIsDiscarded() {
-        Docket docket = docket(b -> b.kindDefaults("step", KindDefaults.builder().haltSequenceOnDeath(true).build()));
+        Docket docket = docket(b -> b.kind(JobKind.of("step", Step.class)
+                .defaults(KindDefaults.builder().haltSequenceOnDeath(true).build()).build()));
         List<Integer> ran = new CopyOnWriteArrayList<>();
         worker(docket, w -> w.queue("default", 4).handler("step", Step.class, firstIsPoison(ran)));
         long poison = docket.enqueue("step", new Step("a", 0), key("a"));
@@ -250,7 +251,8 @@ class SequenceTest extends DocketTest {
     /** A job's own option wins over its kind's: continue for this one job. */
     @Test
     void aJobsOwnHaltOptionWinsOverItsKinds() {
-        Docket docket = docket(b -> b.kindDefaults("step", KindDefaults.builder().haltSequenceOnDeath(true).build()));
+        Docket docket = docket(b -> b.kind(JobKind.of("step", Step.class)
+                .defaults(KindDefaults.builder().haltSequenceOnDeath(true).build()).build()));
         docket.enqueue("step", new Step("a", 0), JobOptions.builder().sequenceKey("a").haltSequenceOnDeath(false).build());
         docket.enqueue("step", new Step("a", 1), key("a"));
         assertThat(Queries.longs(dataSource(), schema, "SELECT CASE WHEN sequence_halt THEN 1 ELSE 0 END FROM {s}.jobs ORDER BY id"))

@@ -71,33 +71,36 @@ class SnoozeAndVersionTest extends DocketTest {
         assertThat(errors).singleElement().asString().contains("snooze delay");
     }
 
-    /** A job enqueued with payload version 1 reaches a handler of version 2 through the registered upcaster. */
+    /** Version 2 of the kind "greet": what a newer producer enqueues and a newer worker reads. */
+    private static final JobKind<GreetingV2> GREET_V2 = JobKind.of("greet", GreetingV2.class).payloadVersion(2)
+            .upcaster(1, tree -> {
+                String[] parts = tree.get("name").asText().split(" ", 2);
+                ObjectNode v2 = ((ObjectNode) tree).objectNode();
+                v2.put("first", parts[0]);
+                v2.put("last", parts.length > 1 ? parts[1] : "");
+                return v2;
+            })
+            .build();
+
+    /** A job enqueued with payload version 1 reaches a handler of version 2 through the kind's upcaster. */
     @Test
     void oldPayloadsAreUpcastBeforeMapping() {
         Docket docket = docket();
         long old = docket.enqueue("greet", new Greeting("Ada Lovelace"));
-        long current = docket.enqueue("greet", new GreetingV2("Grace", "Hopper"),
-                JobOptions.builder().payloadVersion(2).build());
+        long current = docket.enqueue(GREET_V2, new GreetingV2("Grace", "Hopper")).id();
         List<GreetingV2> seen = new CopyOnWriteArrayList<>();
-        worker(docket, w -> w.queue("default", 1)
-                .upcaster("greet", 1, tree -> {
-                    String[] parts = tree.get("name").asText().split(" ", 2);
-                    ObjectNode v2 = ((ObjectNode) tree).objectNode();
-                    v2.put("first", parts[0]);
-                    v2.put("last", parts.length > 1 ? parts[1] : "");
-                    return v2;
-                })
-                .handler("greet", GreetingV2.class, (g, ctx) -> seen.add(g), HandlerOptions.defaults().withPayloadVersion(2)));
+        worker(docket, w -> w.queue("default", 1).handler(GREET_V2, (g, ctx) -> seen.add(g)));
         awaitState(docket, old, JobState.COMPLETED, Duration.ofSeconds(10));
         awaitState(docket, current, JobState.COMPLETED, Duration.ofSeconds(10));
         assertThat(seen).containsExactlyInAnyOrder(new GreetingV2("Ada", "Lovelace"), new GreetingV2("Grace", "Hopper"));
         assertThat(docket.job(old).orElseThrow().payloadVersion()).isEqualTo(1);
+        assertThat(docket.job(current).orElseThrow().payloadVersion()).isEqualTo(2);
     }
 
-    /** The producer side stamps the kind's configured current version. */
+    /** The producer side stamps the kind's current version, by name too when the Docket declares the kind. */
     @Test
     void theKindsCurrentVersionIsStampedAtEnqueue() {
-        Docket docket = docket(b -> b.payloadVersion("greet", 3));
+        Docket docket = docket(b -> b.kind(JobKind.of("greet", Greeting.class).payloadVersion(3).build()));
         long id = docket.enqueue("greet", new Greeting("x"));
         assertThat(docket.job(id).orElseThrow().payloadVersion()).isEqualTo(3);
         long other = docket.enqueue("other", new Greeting("x"));
@@ -112,7 +115,7 @@ class SnoozeAndVersionTest extends DocketTest {
     @Test
     void aNewerPayloadVersionWaitsForAWorkerThatReadsIt() {
         Docket docket = docket();
-        long id = docket.enqueue("greet", new GreetingV2("Grace", "Hopper"), JobOptions.builder().payloadVersion(2).build());
+        long id = docket.enqueue(GREET_V2, new GreetingV2("Grace", "Hopper")).id();
         AtomicInteger oldRuns = new AtomicInteger();
         Worker old = docket.worker().queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
                 .handler("greet", Greeting.class, (g, ctx) -> oldRuns.incrementAndGet())
@@ -131,7 +134,7 @@ class SnoozeAndVersionTest extends DocketTest {
 
         List<GreetingV2> seen = new CopyOnWriteArrayList<>();
         worker(docket, w -> w.queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
-                .handler("greet", GreetingV2.class, (g, ctx) -> seen.add(g), HandlerOptions.defaults().withPayloadVersion(2)));
+                .handler(GREET_V2, (g, ctx) -> seen.add(g)));
         JobInfo done = awaitState(docket, id, JobState.COMPLETED, Duration.ofSeconds(10));
         assertThat(seen).containsExactly(new GreetingV2("Grace", "Hopper"));
         assertThat(oldRuns).hasValue(0);
@@ -166,30 +169,12 @@ class SnoozeAndVersionTest extends DocketTest {
         Docket docket = docket();
         long id = docket.enqueue("greet", new Greeting("x"), JobOptions.builder().payloadVersion(5).build());
         worker(docket, w -> w.queue("default", 1)
-                .handler("greet", Greeting.class, (g, ctx) -> { },
-                        HandlerOptions.defaults().withPayloadVersion(2).withNewerVersionWait(Duration.ZERO)));
+                .handler(JobKind.of("greet", Greeting.class).payloadVersion(2).newerVersionWait(Duration.ZERO).build(),
+                        (g, ctx) -> { }));
         JobInfo dead = awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(10));
         assertThat(dead.attempt()).isEqualTo(1);
         assertThat(dead.deadReason()).contains("payload version 5 is newer").contains("(2)");
         assertThat(dead.metadata()).doesNotContain("docket.waiting");
-    }
-
-    /** Upcasters of a kind known by name may be registered after its handler, too. */
-    @Test
-    void upcastersMayFollowTheirHandler() {
-        Docket docket = docket();
-        long old = docket.enqueue("greet", new Greeting("Ada Lovelace"));
-        List<GreetingV2> seen = new CopyOnWriteArrayList<>();
-        worker(docket, w -> w.queue("default", 1)
-                .handler("greet", GreetingV2.class, (g, ctx) -> seen.add(g), HandlerOptions.defaults().withPayloadVersion(2))
-                .upcaster("greet", 1, tree -> {
-                    ObjectNode v2 = ((ObjectNode) tree).objectNode();
-                    v2.put("first", tree.get("name").asText());
-                    v2.put("last", "");
-                    return v2;
-                }));
-        awaitState(docket, old, JobState.COMPLETED, Duration.ofSeconds(10));
-        assertThat(seen).containsExactly(new GreetingV2("Ada Lovelace", ""));
     }
 
     /** A missing step in the upcaster chain is a permanent failure that names the step. */
@@ -198,24 +183,20 @@ class SnoozeAndVersionTest extends DocketTest {
         Docket docket = docket();
         long id = docket.enqueue("greet", new Greeting("x"));
         worker(docket, w -> w.queue("default", 1)
-                .handler("greet", Greeting.class, (g, ctx) -> { }, HandlerOptions.defaults().withPayloadVersion(3)));
+                .handler(JobKind.of("greet", Greeting.class).payloadVersion(3).build(), (g, ctx) -> { }));
         JobInfo dead = awaitState(docket, id, JobState.DEAD, Duration.ofSeconds(10));
         assertThat(dead.deadReason()).contains("no upcaster from payload version 1 to 2");
     }
 
     @Test
     void rejectsBadVersionSettings() {
-        Docket docket = docket();
         assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().payloadVersion(0));
-        assertThatIllegalArgumentException().isThrownBy(() -> HandlerOptions.defaults().withPayloadVersion(0));
-        assertThatIllegalArgumentException().isThrownBy(() -> Docket.builder(dataSource()).payloadVersion("k", 0));
-        assertThatIllegalArgumentException().isThrownBy(() -> HandlerOptions.defaults().withNewerVersionWait(Duration.ofDays(31)));
-        assertThatIllegalArgumentException().isThrownBy(() -> docket.worker()
-                .upcaster("greet", 1, t -> t)
-                .upcaster("greet", 1, t -> t)).withMessageContaining("already has an upcaster from version 1");
-        JobKind<Greeting> typed = JobKind.of("greet", Greeting.class).build();
-        assertThatIllegalArgumentException().isThrownBy(() -> docket.worker()
-                .handler(typed, (g, ctx) -> { })
-                .upcaster("greet", 1, t -> t)).withMessageContaining("declare its upcasters on the JobKind");
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("greet", Greeting.class).payloadVersion(0));
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("greet", Greeting.class)
+                .newerVersionWait(Duration.ofDays(31)));
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("greet", Greeting.class)
+                .upcaster(1, t -> t).upcaster(1, t -> t)).withMessageContaining("already has an upcaster from version 1");
+        assertThatIllegalArgumentException().isThrownBy(() -> JobKind.of("greet", Greeting.class).payloadVersion(3)
+                .upcaster(1, t -> t).build()).withMessageContaining("no upcaster from version 2 to 3");
     }
 }

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
-/** Per-kind timeouts ({@link HandlerOptions#timeout()}): interrupt, a timeout error, retries, dead letter. */
+/** Per-kind timeouts ({@link JobKind.Builder#timeout}): interrupt, a timeout error, retries, dead letter. */
 class TimeoutTest extends DocketTest {
 
     record Task(String name) {
@@ -26,7 +26,7 @@ class TimeoutTest extends DocketTest {
         List<Integer> attempts = new CopyOnWriteArrayList<>();
         worker(docket, w -> w.queue("default", 2)
                 .maintenanceInterval(Duration.ofMillis(50)).pollInterval(Duration.ofMillis(100))
-                .handler("slow", Task.class, (t, ctx) -> {
+                .handler(JobKind.of("slow", Task.class).timeout(timeout).build(), (t, ctx) -> {
                     attempts.add(ctx.attempt());
                     try {
                         new CountDownLatch(1).await(); // forever, unless interrupted
@@ -34,7 +34,7 @@ class TimeoutTest extends DocketTest {
                         interruptedAt.add(System.nanoTime());
                         throw e;
                     }
-                }, HandlerOptions.defaults().withTimeout(timeout)));
+                }));
 
         long enqueuedAt = System.nanoTime();
         long id = docket.enqueue("slow", new Task("never ends"));
@@ -65,7 +65,7 @@ class TimeoutTest extends DocketTest {
         Docket docket = docket();
         List<String> outcomes = new CopyOnWriteArrayList<>();
         worker(docket, w -> w.queue("default", 1)
-                .handler("quick", Task.class, (t, ctx) -> {
+                .handler(JobKind.of("quick", Task.class).timeout(Duration.ofSeconds(20)).build(), (t, ctx) -> {
                     // 300 ms of work, which only the timeout could cut short.
                     CountDownLatch work = new CountDownLatch(1);
                     try {
@@ -75,7 +75,7 @@ class TimeoutTest extends DocketTest {
                         outcomes.add("interrupted");
                         throw e;
                     }
-                }, HandlerOptions.defaults().withTimeout(Duration.ofSeconds(20))));
+                }));
 
         long id = docket.enqueue("quick", new Task("fast"));
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !outcomes.isEmpty());

@@ -159,10 +159,11 @@ class TransactionalHandlerTest extends DocketTest {
     @Test
     void aTimeoutRollsTheWritesBackAndFailsTheAttempt() {
         long id = docket.enqueue("tx", new Task("a"));
-        worker(docket, w -> w.queue("default", 1).transactionalHandler("tx", Task.class, (t, ctx, c) -> {
+        JobKind<Task> tx = JobKind.of("tx", Task.class).timeout(Duration.ofMillis(300)).build();
+        worker(docket, w -> w.queue("default", 1).transactionalHandler(tx, (t, ctx, c) -> {
             record(c, ctx);
             c.createStatement().execute("SELECT pg_sleep(2)");
-        }, new HandlerOptions(null, Duration.ofMillis(300))));
+        }));
 
         JobInfo job = awaitState(docket, id, JobState.SCHEDULED, WAIT);
         assertThat(job.errors()).singleElement().satisfies(e -> assertThat(e.message()).contains("timed out"));

@@ -1,6 +1,7 @@
 package dev.docket.spring;
 
 import dev.docket.Docket;
+import dev.docket.JobKind;
 import dev.docket.KindDefaults;
 import dev.docket.RateLimit;
 import dev.docket.RetryPolicy;
@@ -44,17 +45,27 @@ final class DocketSettings {
         return new RateLimit(scope, name, rate.permits(), rate.period(), rate.perTenant());
     }
 
+    /** Declares the kind {@code name} with the settings its properties give (a {@link JobKind} is the one way). */
     private static void applyKind(Docket.Builder b, String name, DocketProperties.Kind kind) {
         String prefix = "docket.kinds." + name;
-        if (kind.retry() != null) {
-            set(prefix + ".retry", kind.retry(), () -> b.retryPolicy(name, policy(kind.retry())));
-        }
-        if (kind.payloadVersion() != null) {
-            set(prefix + ".payload-version", kind.payloadVersion(), () -> b.payloadVersion(name, kind.payloadVersion()));
-        }
         if (kind.rateLimit() != null) {
             set(prefix + ".rate-limit", kind.rateLimit(),
                     () -> b.rateLimit(rateLimit(RateLimit.Scope.KIND, name, kind.rateLimit())));
+        }
+        if (kind.retry() == null && kind.payloadVersion() == null && kind.queue() == null && kind.priority() == null) {
+            return;
+        }
+        JobKind.Builder<Object> k;
+        try {
+            k = JobKind.of(name, Object.class);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidDocketPropertyException(prefix, name, e);
+        }
+        if (kind.retry() != null) {
+            set(prefix + ".retry", kind.retry(), () -> k.retry(policy(kind.retry())));
+        }
+        if (kind.payloadVersion() != null) {
+            set(prefix + ".payload-version", kind.payloadVersion(), () -> k.payloadVersion(kind.payloadVersion()));
         }
         if (kind.queue() != null || kind.priority() != null) {
             set(prefix, kind, () -> {
@@ -65,9 +76,10 @@ final class DocketSettings {
                 if (kind.priority() != null) {
                     defaults.priority(kind.priority());
                 }
-                b.kindDefaults(name, defaults.build());
+                k.defaults(defaults.build());
             });
         }
+        set(prefix, kind, () -> b.kind(k.build()));
     }
 
     /** The queues and every other worker option. */

@@ -1,8 +1,8 @@
 package dev.docket.server.cli;
 
 import dev.docket.Docket;
-import dev.docket.HandlerOptions;
 import dev.docket.JobHandler;
+import dev.docket.JobKind;
 import dev.docket.PermanentJobFailure;
 import dev.docket.RetryPolicy;
 import dev.docket.Worker;
@@ -76,48 +76,47 @@ public final class DemoHandlers implements HandlerProvider {
      */
     static List<String> registerUnclaimed(Worker.Builder worker) {
         List<String> skipped = new ArrayList<>();
-        add(worker, skipped, "thumbnail", Thumbnail.class, (t, ctx) -> {
+        add(worker, skipped, JobKind.of("thumbnail", Thumbnail.class).build(), (t, ctx) -> {
             if (t.width() <= 0) {
                 throw new PermanentJobFailure("width must be positive");
             }
             work(5, 40);
-        }, HandlerOptions.defaults());
-        add(worker, skipped, "send_email", Email.class, (e, ctx) -> {
+        });
+        add(worker, skipped, JobKind.of("send_email", Email.class).build(), (e, ctx) -> {
             work(30, 250);
             if (ThreadLocalRandom.current().nextInt(100) < 3) {
                 throw new IllegalStateException("SMTP 421 4.7.0 try again later");
             }
-        }, HandlerOptions.defaults());
-        add(worker, skipped, "sync_crm", CrmSync.class, (s, ctx) -> {
+        });
+        add(worker, skipped, JobKind.of("sync_crm", CrmSync.class).build(), (s, ctx) -> {
             work(20, 80);
             if (ctx.attempt() <= s.failures()) {
                 throw new IllegalStateException("CRM answered 503 Service Unavailable (attempt " + ctx.attempt() + ")");
             }
-        }, HandlerOptions.defaults());
-        add(worker, skipped, "charge_card", Charge.class, (c, ctx) -> {
+        });
+        add(worker, skipped, JobKind.of("charge_card", Charge.class).build(), (c, ctx) -> {
             work(50, 150);
             if (!c.cardValid()) {
                 throw new PermanentJobFailure("card declined: expired card");
             }
-        }, HandlerOptions.defaults());
-        add(worker, skipped, "deliver_webhook", Webhook.class, (w, ctx) -> {
+        });
+        add(worker, skipped, JobKind.of("deliver_webhook", Webhook.class).build(), (w, ctx) -> {
             work(20, 100);
             if (DEAD_ENDPOINT.equals(w.endpoint())) {
                 throw new IllegalStateException("POST " + w.endpoint() + " timed out after 10s");
             }
-        }, HandlerOptions.defaults());
-        add(worker, skipped, "generate_report", Report.class, (r, ctx) -> Thread.sleep(r.seconds() * 1000L),
-                HandlerOptions.defaults().withTimeout(Duration.ofMinutes(2)));
+        });
+        add(worker, skipped, JobKind.of("generate_report", Report.class).timeout(Duration.ofMinutes(2)).build(),
+                (r, ctx) -> Thread.sleep(r.seconds() * 1000L));
         return skipped;
     }
 
-    private static <T> void add(Worker.Builder worker, List<String> skipped, String kind, Class<T> type,
-                                JobHandler<T> handler, HandlerOptions options) {
+    private static <T> void add(Worker.Builder worker, List<String> skipped, JobKind<T> kind, JobHandler<T> handler) {
         try {
-            worker.handler(kind, type, handler, options);
+            worker.handler(kind, handler);
         } catch (IllegalArgumentException e) {
             // Another provider registered this kind: its handler wins.
-            skipped.add(kind);
+            skipped.add(kind.name());
         }
     }
 
