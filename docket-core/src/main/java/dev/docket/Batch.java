@@ -1,5 +1,6 @@
 package dev.docket;
 
+import dev.docket.internal.rules.JobOptionRules;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -145,7 +146,7 @@ public record Batch(List<NewJob> jobs, NewJob onAllFinished, NewJob onAllSucceed
 
         private static NewJob callback(NewJob job) {
             Objects.requireNonNull(job, "callback");
-            KindRegistry.checkName(job.kind());
+            JobOptionRules.checkKind(job.kind());
             if (job.options().dependsOnIds().length > 0) {
                 throw new IllegalArgumentException("a batch callback depends on the batch's jobs, not on dependsOn ids");
             }

@@ -1,5 +1,8 @@
 package dev.docket;
 
+import dev.docket.internal.rules.JobOptionRules;
+import dev.docket.internal.rules.TextRules;
+
 /**
  * A filter and keyset page for {@link DocketAdmin#deadJobs(DeadJobQuery)}: newest first.
  *
@@ -19,14 +22,14 @@ public record DeadJobQuery(String kind, String errorContains, String signature, 
     public DeadJobQuery {
         OptionChecks.between("limit", limit, 1, 1000);
         if (kind != null) {
-            KindRegistry.checkName(kind);
+            JobOptionRules.checkKind(kind);
         }
         if (errorContains != null && (errorContains.isEmpty() || errorContains.length() > 1000
-                || !dev.docket.internal.text.TextRules.isText(errorContains))) {
+                || !TextRules.isText(errorContains))) {
             throw new IllegalArgumentException("errorContains must be 1 to 1000 characters without NUL or unpaired surrogates");
         }
         if (signature != null && (signature.isEmpty() || signature.length() > MAX_SIGNATURE_LENGTH
-                || !dev.docket.internal.text.TextRules.isText(signature))) {
+                || !TextRules.isText(signature))) {
             throw new IllegalArgumentException("signature must be 1 to " + MAX_SIGNATURE_LENGTH
                     + " characters without NUL or unpaired surrogates");
         }

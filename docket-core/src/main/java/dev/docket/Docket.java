@@ -3,6 +3,8 @@ package dev.docket;
 import static dev.docket.internal.db.Database.call;
 
 import dev.docket.internal.db.Database;
+import dev.docket.internal.rules.CronRules;
+import dev.docket.internal.rules.JobOptionRules;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.NetworkTimeout;
 import dev.docket.internal.db.SchemaName;
@@ -58,7 +60,7 @@ import javax.sql.DataSource;
 public final class Docket implements Enqueuer, AutoCloseable {
 
     /** The longest kind name, in characters. */
-    public static final int MAX_KIND_LENGTH = 255;
+    public static final int MAX_KIND_LENGTH = JobOptionRules.MAX_KIND_LENGTH;
 
     /** How many kinds the metrics name by default before reporting the rest as {@code other}. */
     public static final int DEFAULT_METRICS_KIND_LIMIT = 100;
@@ -89,7 +91,7 @@ public final class Docket implements Enqueuer, AutoCloseable {
         this.kinds = b.kinds.build(codec, b.defaultRetryPolicy, observer);
         SchemaGuard schemaGuard = new SchemaGuard(store, schema.name());
         List<CronEnqueuer.Schedule> schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(),
-                CronEnqueuer.executionTime(p.cron()), p.zone(), kinds.row(NewJob.of(p.kind(), p.payload(), p.options()))))
+                CronRules.executionTime(p.cron()), p.zone(), kinds.row(NewJob.of(p.kind(), p.payload(), p.options()))))
                 .toList();
         this.wiring = new DocketWiring(store, schema, codec, kinds, schemaGuard, schedules, b.historyRetention,
                 b.deadJobRetention, observer, List.copyOf(b.rateLimits.values()));

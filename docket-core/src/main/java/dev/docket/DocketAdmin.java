@@ -7,7 +7,7 @@ import dev.docket.internal.db.Database;
 import dev.docket.internal.db.DeadJobQueries;
 import dev.docket.internal.doctor.Doctor;
 import dev.docket.internal.doctor.JobExplainer;
-import dev.docket.internal.enqueue.JobOptionRules;
+import dev.docket.internal.rules.JobOptionRules;
 import dev.docket.internal.repair.PayloadRepairs;
 import java.time.Duration;
 import java.util.Collection;
@@ -85,7 +85,7 @@ public final class DocketAdmin {
      */
     public List<DeadJobGroup> deadJobGroups(String kind, int limit) {
         if (kind != null) {
-            KindRegistry.checkName(kind);
+            JobOptionRules.checkKind(kind);
         }
         OptionChecks.between("limit", limit, 1, 1000);
         return call("grouping dead jobs", () -> {
@@ -95,9 +95,9 @@ public final class DocketAdmin {
     }
 
     /** The longest {@code repairedBy}, in characters. */
-    public static final int MAX_REPAIRED_BY = 200;
+    public static final int MAX_REPAIRED_BY = PayloadRepairs.MAX_REPAIRED_BY;
     /** The most dead jobs one {@link #repairDeadGroup} may change. */
-    public static final int MAX_GROUP_REPAIR = 10_000;
+    public static final int MAX_GROUP_REPAIR = PayloadRepairs.MAX_GROUP_REPAIR;
 
     /**
      * Replaces a dead job's payload before it is replayed (the job stays dead until replayed). The
@@ -258,7 +258,7 @@ public final class DocketAdmin {
      * live, finished (within the history's retention) or dead. For operators' commands, as {@link #knowsQueue}.
      */
     public boolean knowsKind(String kind) {
-        KindRegistry.checkName(kind);
+        JobOptionRules.checkKind(kind);
         return call("looking up kind " + kind, () -> store.rateLimits().knownKind(kind));
     }
 
@@ -298,7 +298,7 @@ public final class DocketAdmin {
     public boolean removeRateLimit(RateLimit.Scope scope, String name) {
         Objects.requireNonNull(scope, "scope");
         if (scope == RateLimit.Scope.KIND) {
-            KindRegistry.checkName(name);
+            JobOptionRules.checkKind(name);
         } else {
             JobOptionRules.checkQueue(name);
         }
@@ -379,7 +379,7 @@ public final class DocketAdmin {
      * @param p99 more than zero and at most {@link #MAX_SLO}, or null to clear
      */
     public void setKindPickupSlo(String kind, Duration p99) {
-        KindRegistry.checkName(kind);
+        JobOptionRules.checkKind(kind);
         checkSlo("pickup p99", p99);
         run("setting the pickup SLO of kind " + kind, () -> store.slos().set(Slo.Target.KIND_PICKUP_P99, kind, p99));
     }

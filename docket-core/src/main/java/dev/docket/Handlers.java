@@ -1,6 +1,7 @@
 package dev.docket;
 
 import dev.docket.internal.executor.HandlerBinding;
+import dev.docket.internal.rules.JobOptionRules;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -40,7 +41,7 @@ final class Handlers {
      * the settings of the Docket's declared kind of that name, else with a kind's defaults.
      */
     <T> void add(String kind, Class<T> payloadType, JobHandler<T> handler, TransactionalJobHandler<T> transactional) {
-        KindRegistry.checkName(kind);
+        JobOptionRules.checkKind(kind);
         Objects.requireNonNull(payloadType, "payloadType");
         Objects.requireNonNull(handler == null ? transactional : handler, "handler");
         JobKind<?> declared = kinds.declared(kind);

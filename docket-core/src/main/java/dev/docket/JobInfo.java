@@ -1,6 +1,6 @@
 package dev.docket;
 
-import dev.docket.internal.json.VersionWaitNote;
+import dev.docket.internal.rules.VersionWaitNote;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;

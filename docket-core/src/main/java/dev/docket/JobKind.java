@@ -1,6 +1,7 @@
 package dev.docket;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.docket.internal.rules.JobOptionRules;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -222,7 +223,7 @@ public final class JobKind<T> {
         private Duration newerVersionWait = DEFAULT_NEWER_VERSION_WAIT;
 
         private Builder(String name, Class<T> payloadType) {
-            KindRegistry.checkName(name);
+            JobOptionRules.checkKind(name);
             this.name = name;
             this.payloadType = Objects.requireNonNull(payloadType, "payloadType");
         }

@@ -2,14 +2,15 @@ package dev.docket;
 
 import static dev.docket.OptionChecks.atLeast;
 import static dev.docket.OptionChecks.between;
-import static dev.docket.internal.enqueue.JobOptionRules.checkDelay;
-import static dev.docket.internal.enqueue.JobOptionRules.checkDependsOn;
-import static dev.docket.internal.enqueue.JobOptionRules.checkKey;
-import static dev.docket.internal.enqueue.JobOptionRules.checkMetadata;
-import static dev.docket.internal.enqueue.JobOptionRules.checkQueue;
-import static dev.docket.internal.enqueue.JobOptionRules.checkRunAt;
-import static dev.docket.internal.enqueue.JobOptionRules.checkUniqueFor;
+import static dev.docket.internal.rules.JobOptionRules.checkDelay;
+import static dev.docket.internal.rules.JobOptionRules.checkDependsOn;
+import static dev.docket.internal.rules.JobOptionRules.checkKey;
+import static dev.docket.internal.rules.JobOptionRules.checkMetadata;
+import static dev.docket.internal.rules.JobOptionRules.checkQueue;
+import static dev.docket.internal.rules.JobOptionRules.checkRunAt;
+import static dev.docket.internal.rules.JobOptionRules.checkUniqueFor;
 
+import dev.docket.internal.rules.JobOptionRules;
 import java.nio.LongBuffer;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,15 +40,15 @@ import java.util.regex.Pattern;
 public final class JobOptions {
 
     /** Queue names: 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -}. */
-    public static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
+    public static final Pattern QUEUE_NAME = JobOptionRules.QUEUE_NAME;
     /** Longest unique key and tenant, in characters. */
-    public static final int MAX_KEY_LENGTH = 512;
+    public static final int MAX_KEY_LENGTH = JobOptionRules.MAX_KEY_LENGTH;
     /** The earliest {@link Builder#runAt} accepted: 1970-01-01T00:00:00Z (any past instant means "now"). */
-    public static final Instant EARLIEST_RUN_AT = Instant.parse("1970-01-01T00:00:00Z");
+    public static final Instant EARLIEST_RUN_AT = JobOptionRules.EARLIEST_RUN_AT;
     /** The latest {@link Builder#runAt} accepted: 9999-12-31T23:59:59Z. */
-    public static final Instant LATEST_RUN_AT = Instant.parse("9999-12-31T23:59:59Z");
+    public static final Instant LATEST_RUN_AT = JobOptionRules.LATEST_RUN_AT;
     /** The most jobs one job may depend on ({@link Builder#dependsOn}). */
-    public static final int MAX_DEPENDENCIES = 100_000;
+    public static final int MAX_DEPENDENCIES = JobOptionRules.MAX_DEPENDENCIES;
 
     private static final JobOptions DEFAULTS = builder().build();
 

@@ -1,6 +1,6 @@
 package dev.docket;
 
-import dev.docket.internal.enqueue.JobOptionRules;
+import dev.docket.internal.rules.JobOptionRules;
 
 /**
  * A filter and a keyset page for {@link DocketAdmin#jobs(JobQuery)}: newest id first; pass the
@@ -20,7 +20,7 @@ public record JobQuery(JobState state, String queue, String kind, Long before, i
             JobOptionRules.checkQueue(queue);
         }
         if (kind != null) {
-            KindRegistry.checkName(kind);
+            JobOptionRules.checkKind(kind);
         }
     }
 

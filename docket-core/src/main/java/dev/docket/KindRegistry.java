@@ -3,7 +3,7 @@ package dev.docket;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.observe.JobObserver;
-import dev.docket.internal.text.TextRules;
+import dev.docket.internal.rules.JobOptionRules;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -36,16 +36,6 @@ final class KindRegistry {
         this.defaultRetryPolicy = defaultRetryPolicy;
         this.byName = byName;
         this.declared = declared;
-    }
-
-    /** Refuses a kind name that is blank, too long, or not printable text (see {@link TextRules#isName}). */
-    static void checkName(String kind) {
-        if (kind == null || kind.isBlank() || kind.length() > Docket.MAX_KIND_LENGTH || !TextRules.isName(kind)) {
-            throw new IllegalArgumentException("kind must be 1 to " + Docket.MAX_KIND_LENGTH + " characters without "
-                    + "control characters, invisible formatting characters (zero-width, bidirectional), separators "
-                    + "other than the space, unassigned code points or unpaired surrogates, was "
-                    + TextRules.describe(kind));
-        }
     }
 
     /** The retry policy of the string kind {@code kind}; see {@link Docket#retryPolicy(String)}. */
@@ -99,7 +89,7 @@ final class KindRegistry {
 
     /** A string-kind job: the settings of its kind, if the builder declared or configured it. */
     InsertRow row(NewJob job) {
-        checkName(job.kind());
+        JobOptionRules.checkKind(job.kind());
         return row(job.kind(), byName.get(job.kind()), job.payload(), job.options());
     }
 
@@ -132,7 +122,7 @@ final class KindRegistry {
         private final Map<String, JobKind<?>> declared = new HashMap<>();
 
         void retryPolicy(String kind, RetryPolicy policy) {
-            checkName(kind);
+            JobOptionRules.checkKind(kind);
             retryPolicies.put(kind, Objects.requireNonNull(policy, "policy"));
         }
 

@@ -1,5 +1,6 @@
 package dev.docket;
 
+import dev.docket.internal.rules.JobOptionRules;
 import java.util.Objects;
 
 /**
@@ -9,7 +10,7 @@ import java.util.Objects;
 public record NewJob(String kind, Object payload, JobOptions options) {
 
     public NewJob {
-        KindRegistry.checkName(kind);
+        JobOptionRules.checkKind(kind);
         Objects.requireNonNull(options, "options");
     }
 

@@ -1,7 +1,8 @@
 package dev.docket;
 
-import dev.docket.internal.maintenance.CronEnqueuer;
-import dev.docket.internal.text.TextRules;
+import dev.docket.internal.rules.CronRules;
+import dev.docket.internal.rules.JobOptionRules;
+import dev.docket.internal.rules.TextRules;
 import java.time.ZoneId;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -36,8 +37,8 @@ public record PeriodicJob(String name, String cron, ZoneId zone, String kind, Ob
         }
         Objects.requireNonNull(zone, "zone");
         Objects.requireNonNull(options, "options");
-        KindRegistry.checkName(kind);
-        CronEnqueuer.executionTime(cron);
+        JobOptionRules.checkKind(kind);
+        CronRules.executionTime(cron);
     }
 
     /** A schedule in UTC with default options. */

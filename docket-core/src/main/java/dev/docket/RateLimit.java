@@ -1,6 +1,6 @@
 package dev.docket;
 
-import dev.docket.internal.enqueue.JobOptionRules;
+import dev.docket.internal.rules.JobOptionRules;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -55,7 +55,7 @@ public record RateLimit(Scope scope, String name, int permits, Duration period, 
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(period, "period");
         if (scope == Scope.KIND) {
-            KindRegistry.checkName(name);
+            JobOptionRules.checkKind(name);
         } else {
             JobOptionRules.checkQueue(Objects.requireNonNull(name, "name"));
         }

@@ -1,13 +1,11 @@
 package dev.docket;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.docket.internal.enqueue.JobOptionRules;
+import dev.docket.internal.rules.JobOptionRules;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package dev.docket;
 
-import dev.docket.internal.text.TextRules;
+import dev.docket.internal.rules.TextRules;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;

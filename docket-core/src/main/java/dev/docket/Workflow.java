@@ -1,6 +1,7 @@
 package dev.docket;
 
-import dev.docket.internal.text.TextRules;
+import dev.docket.internal.rules.JobOptionRules;
+import dev.docket.internal.rules.TextRules;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -108,7 +109,7 @@ public record Workflow(String name, List<Step> steps, DependencyMode dependencyM
                 throw new IllegalArgumentException("a step name must be 1 to 128 characters of A-Z a-z 0-9 _ . : -, was "
                         + TextRules.describe(step));
             }
-            KindRegistry.checkName(kind);
+            JobOptionRules.checkKind(kind);
             Objects.requireNonNull(options, "options");
             Objects.requireNonNull(after, "after");
             if (options.dependsOnIds().length > 0) {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
-import dev.docket.internal.maintenance.CronEnqueuer;
+import dev.docket.internal.rules.CronRules;
 import java.time.ZonedDateTime;
 import java.time.ZoneId;
 import org.junit.jupiter.api.Test;
@@ -18,11 +18,11 @@ class PeriodicJobTest {
         assertThat(nightly.zone()).isEqualTo(ZoneId.of("UTC"));
         assertThat(nightly.options()).isEqualTo(JobOptions.defaults());
         ZonedDateTime from = ZonedDateTime.parse("2026-03-01T10:00:07Z");
-        assertThat(CronEnqueuer.executionTime(nightly.cron()).nextExecution(from))
+        assertThat(CronRules.executionTime(nightly.cron()).nextExecution(from))
                 .contains(ZonedDateTime.parse("2026-03-02T03:00:00Z"));
 
         PeriodicJob everyTen = PeriodicJob.of("every-10s", "  */10 * * * * *  ", "tick", null);
-        assertThat(CronEnqueuer.executionTime(everyTen.cron()).nextExecution(from))
+        assertThat(CronRules.executionTime(everyTen.cron()).nextExecution(from))
                 .contains(ZonedDateTime.parse("2026-03-01T10:00:10Z"));
     }
 

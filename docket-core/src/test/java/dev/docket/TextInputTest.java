@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.docket.internal.text.TextRules;
+import dev.docket.internal.rules.TextRules;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

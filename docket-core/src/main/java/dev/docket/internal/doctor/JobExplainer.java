@@ -13,7 +13,7 @@ import dev.docket.internal.db.ExplainQueries;
 import dev.docket.internal.db.ExplainQueries.LiveJob;
 import dev.docket.internal.db.ExplainQueries.QueueLoad;
 import dev.docket.internal.db.RateLimitQueries;
-import dev.docket.internal.json.VersionWaitNote;
+import dev.docket.internal.rules.VersionWaitNote;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

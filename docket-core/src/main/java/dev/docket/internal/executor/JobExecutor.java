@@ -9,7 +9,7 @@ import dev.docket.internal.db.ClaimedJob;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Outcome;
 import dev.docket.internal.json.PayloadCodec;
-import dev.docket.internal.json.VersionWaitNote;
+import dev.docket.internal.rules.VersionWaitNote;
 import dev.docket.internal.observe.AttemptObservation;
 import dev.docket.internal.observe.JobObserver;
 import java.io.PrintWriter;

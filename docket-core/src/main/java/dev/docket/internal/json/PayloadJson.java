@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.docket.internal.text.TextRules;
+import dev.docket.internal.rules.TextRules;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;

@@ -1,10 +1,6 @@
 package dev.docket.internal.maintenance;
 
-import com.cronutils.model.Cron;
-import com.cronutils.model.CronType;
-import com.cronutils.model.definition.CronDefinitionBuilder;
 import com.cronutils.model.time.ExecutionTime;
-import com.cronutils.parser.CronParser;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.Database;
 import java.sql.SQLException;
@@ -39,31 +35,6 @@ public final class CronEnqueuer {
     public CronEnqueuer(Database store, List<Schedule> schedules) {
         this.store = store;
         this.schedules = List.copyOf(schedules);
-    }
-
-    /**
-     * When a cron expression fires: five fields (as in crontab) or six with seconds first (as in Spring).
-     *
-     * @throws IllegalArgumentException saying what is wrong with the expression
-     */
-    public static ExecutionTime executionTime(String cron) {
-        if (cron == null || cron.isBlank()) {
-            throw new IllegalArgumentException("cron expression must not be empty");
-        }
-        int fields = cron.trim().split("\\s+").length;
-        CronType type = switch (fields) {
-            case 5 -> CronType.UNIX;
-            case 6 -> CronType.SPRING53;
-            default -> throw new IllegalArgumentException("cron expression must have 5 fields (minute hour day month "
-                    + "weekday) or 6 (seconds first), had " + fields + ": '" + cron + "'");
-        };
-        try {
-            Cron parsed = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(type)).parse(cron.trim());
-            parsed.validate();
-            return ExecutionTime.forCron(parsed);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid cron expression '" + cron + "': " + e.getMessage());
-        }
     }
 
     public boolean isEmpty() {

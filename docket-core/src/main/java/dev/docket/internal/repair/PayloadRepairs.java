@@ -1,8 +1,5 @@
 package dev.docket.internal.repair;
 
-import static dev.docket.DocketAdmin.MAX_GROUP_REPAIR;
-import static dev.docket.DocketAdmin.MAX_REPAIRED_BY;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.DeadJobQuery;
 import dev.docket.DeadJobRepair;
@@ -12,7 +9,7 @@ import dev.docket.internal.db.DeadJobRepairQueries;
 import dev.docket.internal.json.MergePatch;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.json.PayloadJson;
-import dev.docket.internal.text.TextRules;
+import dev.docket.internal.rules.TextRules;
 import java.sql.SQLException;
 import java.util.Objects;
 
@@ -23,6 +20,11 @@ import java.util.Objects;
  * metadata ({@code docket.repairs}: who, when, how).
  */
 public record PayloadRepairs(Database store, PayloadCodec codec) {
+
+    /** The longest {@code repairedBy}, in characters ({@code DocketAdmin.MAX_REPAIRED_BY}). */
+    public static final int MAX_REPAIRED_BY = 200;
+    /** The most dead jobs one group repair may change ({@code DocketAdmin.MAX_GROUP_REPAIR}). */
+    public static final int MAX_GROUP_REPAIR = 10_000;
 
     /** How a repair is recorded: the payload given whole. */
     public static final String REPLACED = "payload replaced";

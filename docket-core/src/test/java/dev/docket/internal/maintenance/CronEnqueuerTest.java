@@ -3,6 +3,7 @@ package dev.docket.internal.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.docket.PeriodicJob;
+import dev.docket.internal.rules.CronRules;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.SchemaName;
@@ -22,7 +23,7 @@ class CronEnqueuerTest extends DocketTest {
 
     private static CronEnqueuer.Schedule schedule(String name, String cron, ZoneId zone) {
         PeriodicJob p = new PeriodicJob(name, cron, zone, "report", null, dev.docket.JobOptions.defaults());
-        return new CronEnqueuer.Schedule(name, CronEnqueuer.executionTime(p.cron()), zone, JOB);
+        return new CronEnqueuer.Schedule(name, CronRules.executionTime(p.cron()), zone, JOB);
     }
 
     private static Instant berlin(String localDateTime) {

@@ -2,6 +2,7 @@ package dev.docket.internal.text;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.docket.internal.rules.TextRules;
 import org.junit.jupiter.api.Test;
 
 /** Error signatures: one broken handler, one group, whatever values its messages carry (no database). */

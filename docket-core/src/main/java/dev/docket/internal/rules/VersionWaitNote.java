@@ -1,4 +1,4 @@
-package dev.docket.internal.json;
+package dev.docket.internal.rules;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

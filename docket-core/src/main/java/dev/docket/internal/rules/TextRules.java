@@ -1,4 +1,4 @@
-package dev.docket.internal.text;
+package dev.docket.internal.rules;
 
 /**
  * The one place that decides which text Docket stores. Every text field a caller gives (kind, queue,

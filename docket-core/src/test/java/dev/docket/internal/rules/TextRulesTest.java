@@ -1,4 +1,4 @@
-package dev.docket.internal.text;
+package dev.docket.internal.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

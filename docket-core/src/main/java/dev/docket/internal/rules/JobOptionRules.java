@@ -1,17 +1,11 @@
-package dev.docket.internal.enqueue;
+package dev.docket.internal.rules;
 
-import static dev.docket.JobOptions.EARLIEST_RUN_AT;
-import static dev.docket.JobOptions.LATEST_RUN_AT;
-import static dev.docket.JobOptions.MAX_DEPENDENCIES;
-import static dev.docket.JobOptions.MAX_KEY_LENGTH;
-import static dev.docket.JobOptions.QUEUE_NAME;
-
-import dev.docket.internal.text.TextRules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * The rules of {@code JobOptions.Builder}'s values, which its Javadoc states for users: each method
@@ -20,12 +14,35 @@ import java.util.Objects;
  */
 public final class JobOptionRules {
 
+    /** Queue names: 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -} ({@code JobOptions.QUEUE_NAME}). */
+    public static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
+    /** Longest unique key and tenant, in characters ({@code JobOptions.MAX_KEY_LENGTH}). */
+    public static final int MAX_KEY_LENGTH = 512;
+    /** The earliest run time accepted ({@code JobOptions.EARLIEST_RUN_AT}). */
+    public static final Instant EARLIEST_RUN_AT = Instant.parse("1970-01-01T00:00:00Z");
+    /** The latest run time accepted ({@code JobOptions.LATEST_RUN_AT}). */
+    public static final Instant LATEST_RUN_AT = Instant.parse("9999-12-31T23:59:59Z");
+    /** The most jobs one job may depend on ({@code JobOptions.MAX_DEPENDENCIES}). */
+    public static final int MAX_DEPENDENCIES = 100_000;
+    /** The longest kind name, in characters ({@code Docket.MAX_KIND_LENGTH}). */
+    public static final int MAX_KIND_LENGTH = 255;
+
     /** The longest {@code delay}: 100 years. */
     private static final Duration MAX_DELAY = Duration.ofDays(365 * 100);
     /** The longest {@code uniqueFor}: 366 days. */
     private static final Duration MAX_UNIQUE_FOR = Duration.ofDays(366);
 
     private JobOptionRules() {
+    }
+
+    /** Refuses a kind name that is blank, too long, or not printable text (see {@link TextRules#isName}). */
+    public static void checkKind(String kind) {
+        if (kind == null || kind.isBlank() || kind.length() > MAX_KIND_LENGTH || !TextRules.isName(kind)) {
+            throw new IllegalArgumentException("kind must be 1 to " + MAX_KIND_LENGTH + " characters without "
+                    + "control characters, invisible formatting characters (zero-width, bidirectional), separators "
+                    + "other than the space, unassigned code points or unpaired surrogates, was "
+                    + TextRules.describe(kind));
+        }
     }
 
     /** A queue name: {@code QUEUE_NAME}, never null. */
