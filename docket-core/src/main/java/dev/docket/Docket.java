@@ -3,8 +3,6 @@ package dev.docket;
 import static dev.docket.internal.db.Database.call;
 
 import dev.docket.internal.db.Database;
-import dev.docket.internal.rules.CronRules;
-import dev.docket.internal.rules.JobOptionRules;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.NetworkTimeout;
 import dev.docket.internal.db.SchemaName;
@@ -17,6 +15,8 @@ import dev.docket.internal.notify.EnqueueNotifier;
 import dev.docket.internal.observe.JobObserver;
 import dev.docket.internal.observe.KindLabels;
 import dev.docket.internal.observe.QueueGauges;
+import dev.docket.internal.rules.CronRules;
+import dev.docket.internal.rules.JobOptionRules;
 import dev.docket.internal.service.Lifecycle;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;

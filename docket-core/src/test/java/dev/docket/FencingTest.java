@@ -3,9 +3,9 @@ package dev.docket;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.docket.internal.db.ClaimedJob;
+import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Fence;
 import dev.docket.internal.db.JobQueries;
-import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Outcome;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;

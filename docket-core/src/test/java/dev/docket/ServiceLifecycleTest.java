@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.docket.internal.completer.Completer;
-import dev.docket.internal.db.Fence;
 import dev.docket.internal.db.Database;
+import dev.docket.internal.db.Fence;
 import dev.docket.internal.db.NetworkTimeout;
 import dev.docket.internal.db.Outcome;
 import dev.docket.internal.executor.HandlerBinding;

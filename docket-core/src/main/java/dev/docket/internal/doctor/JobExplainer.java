@@ -1,17 +1,17 @@
 package dev.docket.internal.doctor;
 
-import dev.docket.JobExplanation;
 import dev.docket.JobExplanation.Code;
 import dev.docket.JobExplanation.Reason;
+import dev.docket.JobExplanation;
 import dev.docket.JobInfo;
 import dev.docket.JobState;
 import dev.docket.RateLimit;
 import dev.docket.RateLimitSettings;
 import dev.docket.WorkerInfo;
 import dev.docket.internal.db.Database;
-import dev.docket.internal.db.ExplainQueries;
 import dev.docket.internal.db.ExplainQueries.LiveJob;
 import dev.docket.internal.db.ExplainQueries.QueueLoad;
+import dev.docket.internal.db.ExplainQueries;
 import dev.docket.internal.db.RateLimitQueries;
 import dev.docket.internal.rules.VersionWaitNote;
 import java.sql.SQLException;

@@ -1,8 +1,8 @@
 package dev.docket.internal.maintenance;
 
 import com.cronutils.model.time.ExecutionTime;
-import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.Database;
+import dev.docket.internal.db.InsertRow;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.ZoneId;

@@ -3,11 +3,11 @@ package dev.docket.internal.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.docket.PeriodicJob;
-import dev.docket.internal.rules.CronRules;
-import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.Database;
+import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
+import dev.docket.internal.rules.CronRules;
 import dev.docket.testing.DocketTest;
 import java.time.Instant;
 import java.time.LocalDate;

@@ -2,9 +2,9 @@ package dev.docket.server.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.docket.DocketAdmin;
 import dev.docket.QueueStats;
 import dev.docket.server.api.ResponseViews;
-import dev.docket.DocketAdmin;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Command;
