@@ -48,8 +48,9 @@ public record StatusApi(Docket docket, QueueMetrics metrics) {
         ctx.json(new Ready("ready", version));
     }
 
+    /** Read now; completed and failed per minute are rates of the cluster's counters ({@link QueueMetrics#withClusterRates}). */
     private void stats(Context ctx) {
-        ctx.json(new Views.StatsList(docket.admin().stats().stream().map(Views::stats).toList()));
+        ctx.json(new Views.StatsList(metrics.withClusterRates(docket.admin().stats()).stream().map(Views::stats).toList()));
     }
 
     private static void openApi(Context ctx) throws IOException {
