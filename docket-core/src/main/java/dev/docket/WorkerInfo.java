@@ -31,12 +31,13 @@ import java.util.Map;
  * @param finishedLastMinute attempts it finished (completed, retried or dead) in the minute before its last
  *                           heartbeat: 0 for a live worker that has nothing to do, or is stuck
  * @param failedLastMinute   of those, the attempts that failed
+ * @param heartbeatAge       how long before this read its last heartbeat was, by the database clock
  */
 public record WorkerInfo(String id, String host, long pid, Map<String, Integer> queues, Map<String, Integer> kinds,
                          String version, Integer poolSize, int connectionsNeeded, boolean listen, boolean listening,
                          List<String> stalled, Duration heartbeatInterval, Instant startedAt, Instant heartbeatAt,
                          boolean live, long running, int handlersRunning, long finishedLastMinute,
-                         long failedLastMinute) {
+                         long failedLastMinute, Duration heartbeatAge) {
 
     public WorkerInfo {
         queues = Map.copyOf(queues);

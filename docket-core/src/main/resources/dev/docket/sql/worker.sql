@@ -32,7 +32,7 @@ DELETE FROM {{schema}}.workers WHERE id = ?
 SELECT w.id, w.host, w.pid, w.queues::text AS queues, w.kinds::text AS kinds, w.version, w.pool_size,
        w.connections_needed, w.listen, w.listening, w.stalled, w.heartbeat_interval_ms, w.started_at, w.heartbeat_at,
        w.handlers_running, w.finished_last_minute, w.failed_last_minute,
-       ({{workerLive}}) AS live,
+       ({{workerLive}}) AS live, extract(epoch FROM now() - w.heartbeat_at)::float8 AS heartbeat_age_seconds,
        (SELECT count(*) FROM {{schema}}.jobs j WHERE j.state = 'running' AND j.locked_by = w.id) AS running
   FROM {{schema}}.workers w
  ORDER BY w.started_at, w.id

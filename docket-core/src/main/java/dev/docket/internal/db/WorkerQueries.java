@@ -52,7 +52,8 @@ public record WorkerQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
                 List.of((String[]) stalled.getArray()), Duration.ofMillis(rs.getLong("heartbeat_interval_ms")),
                 Jdbc.instant(rs, "started_at"), Jdbc.instant(rs, "heartbeat_at"), rs.getBoolean("live"),
                 rs.getLong("running"), rs.getInt("handlers_running"), rs.getLong("finished_last_minute"),
-                rs.getLong("failed_last_minute"));
+                rs.getLong("failed_last_minute"),
+                Duration.ofMillis(Math.max(0, Math.round(rs.getDouble("heartbeat_age_seconds") * 1000))));
     }
 
     private String write(Map<String, Integer> map) throws SQLException {

@@ -27,7 +27,7 @@ class ClusterMetricsTest {
 
     private static WorkerInfo worker(String id, boolean live, Map<String, Integer> queues, int running) {
         return new WorkerInfo(id, "host", 1, queues, Map.of(), "v", 10, 8, true, true, List.of(), Duration.ofSeconds(10),
-                Instant.EPOCH, Instant.EPOCH, live, running, running, 0, 0);
+                Instant.EPOCH, Instant.EPOCH, live, running, running, 0, 0, Duration.ZERO);
     }
 
     @Test
