@@ -7,13 +7,6 @@ import dev.docket.QueueStats;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -55,7 +48,7 @@ public final class QueueMetrics implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
     /** Whether this registry is the Docket's, which this server then does not close. */
     private final boolean shared;
-    private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+    private final JvmMetrics jvmMetrics;
     private final AtomicReference<List<QueueStats>> latest = new AtomicReference<>(List.of());
     private final List<QueueGauge> gauges = new ArrayList<>();
     private final List<Consumer<List<QueueStats>>> listeners = new CopyOnWriteArrayList<>();
@@ -89,13 +82,7 @@ public final class QueueMetrics implements AutoCloseable {
                 .map(PrometheusMeterRegistry.class::cast).orElse(null);
         this.shared = given != null;
         this.registry = shared ? given : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        new JvmMemoryMetrics().bindTo(registry);
-        gcMetrics.bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ClassLoaderMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        new UptimeMetrics().bindTo(registry);
-        new FileDescriptorMetrics().bindTo(registry);
+        this.jvmMetrics = new JvmMetrics(registry);
         this.cluster = new ClusterMetrics(registry, kindLabel);
         if (!shared) {
             jobsGauge("scheduled", QueueStats::scheduled);
@@ -269,7 +256,7 @@ public final class QueueMetrics implements AutoCloseable {
     public void close() {
         running = false;
         refresher.interrupt();
-        gcMetrics.close();
+        jvmMetrics.close();
         if (!shared) {
             registry.close();
         }
