@@ -54,7 +54,8 @@ final class WorkerCommand extends DatabaseCommand {
     @Option(names = "--shutdown-grace", paramLabel = "DURATION", defaultValue = "10s", order = 3,
             converter = Converters.DurationConverter.class,
             description = "How long running jobs may finish at shutdown before they are interrupted and given back "
-                    + "(default: ${DEFAULT-VALUE}).")
+                    + "(default: ${DEFAULT-VALUE}). At SIGTERM the process waits for this grace, then up to 60 s more "
+                    + "while the interrupted jobs are given back and the last outcomes written.")
     Duration shutdownGrace;
 
     @Option(names = "--handlers", paramLabel = "JAR", order = 4,
@@ -93,6 +94,9 @@ final class WorkerCommand extends DatabaseCommand {
     @Option(names = "--exit-with-parent", hidden = true)
     boolean exitWithParent;
 
+    /** What a stopping worker may take beyond its grace: interrupting, releasing and writing the last outcomes. */
+    static final Duration CLEANUP_AFTER_GRACE = Duration.ofSeconds(60);
+
     final Lifetime lifetime = new Lifetime();
 
     @Override
@@ -118,6 +122,8 @@ final class WorkerCommand extends DatabaseCommand {
             exitWhenStdinEnds();
         }
         PrintWriter out = spec.commandLine().getOut();
+        // At SIGTERM (a pod scaled down) the JVM waits for the handlers' whole grace, then for the outcomes.
+        lifetime.allowCleanup(shutdownGrace.plus(CLEANUP_AFTER_GRACE));
         return lifetime.run("worker", () -> {
             // The endpoint first: an address in use ends the command with its one line, before any job is claimed.
             try (WorkerEndpoint endpoint = metricsAddress == null ? null : startEndpoint();

@@ -96,6 +96,28 @@ class WorkerMetricsCliTest extends DocketTest {
         assertThat(docket.admin().jobs(dev.docket.JobQuery.all().withState(JobState.DEAD))).hasSize(1);
     }
 
+    /**
+     * A worker given a long shutdown grace (a pod whose jobs run 20 minutes) keeps the JVM alive at SIGTERM
+     * for the grace and its cleanup, not for the commands' default 90 s, which would cut the grace short.
+     */
+    @Test
+    void atSigtermTheJvmWaitsForTheWholeShutdownGrace() throws Exception {
+        docket();
+        CliRunner cli = new CliRunner(Map.of());
+        WorkerCommand command = cli.command("worker");
+        AtomicInteger exit = new AtomicInteger(-1);
+        Thread thread = Thread.ofPlatform().start(() -> exit.set(cli.run(db("worker", "--shutdown-grace", "20m")).exit()));
+        try {
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> cli.out.toString().contains("gracefully."));
+            assertThat(command.lifetime.cleanupLimit()).isEqualTo(Duration.ofMinutes(21));
+        } finally {
+            command.stop();
+            thread.join(Duration.ofSeconds(30));
+        }
+        assertThat(exit.get()).as(cli.err.toString()).isZero();
+        assertThat(new Lifetime().cleanupLimit()).as("other commands").isEqualTo(Duration.ofSeconds(90));
+    }
+
     @Test
     void malformedHostileAndOversizedAddressesAreOneLineAndExitTwo() {
         docket();
