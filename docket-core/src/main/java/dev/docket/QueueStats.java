@@ -4,7 +4,7 @@ package dev.docket;
  * What one kind of job in one queue is doing now, as {@link DocketAdmin#stats()} computes it from
  * the tables (so it covers every worker in the cluster).
  *
- * @param scheduled             jobs waiting for their run-at (or for the leader to make them ready, see {@code overdue})
+ * @param scheduled             jobs waiting for their run-at, or for the leader to make them ready ({@code overdue})
  * @param ready                 jobs a worker may claim now
  * @param running               jobs claimed and not finished
  * @param overdue               of the scheduled jobs, those already due: the maintenance leader makes them

@@ -68,7 +68,7 @@ public record StatsQueries(Jdbc jdbc, Statements sql) {
                 .computeIfAbsent(rs.getString("kind"), k -> new Figures());
     }
 
-    /** One queue and kind's live jobs by state, the scheduled ones already due, and its lag: what the metrics' gauges show. */
+    /** One queue and kind's live jobs by state, the scheduled ones already due, and its lag: what the gauges show. */
     public record LiveCounts(String queue, String kind, long scheduled, long ready, long running, long overdue,
                              double lagSeconds) {
     }

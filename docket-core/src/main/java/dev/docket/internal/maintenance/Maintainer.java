@@ -16,9 +16,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The cluster's housekeeping, one round per interval: enqueues due slots of periodic jobs, makes
  * due scheduled jobs ready (and wakes their queues), rescues jobs whose lease expired, folds the
- * outcome counters' deltas into their totals, vacuums the jobs table when dead rows pile up, and, less often, creates the coming days' history partitions,
- * drops expired ones, and deletes expired dead jobs and unique keys. Every step is idempotent and
- * takes rows with SKIP LOCKED, so several nodes running it at once do no harm.
+ * outcome counters' deltas into their totals, vacuums the jobs table when dead rows pile up, and,
+ * less often, creates the coming days' history partitions, drops expired ones, and deletes expired
+ * dead jobs and unique keys. Every step is idempotent and takes rows with SKIP LOCKED, so several
+ * nodes running it at once do no harm.
  */
 public final class Maintainer extends PeriodicService {
 

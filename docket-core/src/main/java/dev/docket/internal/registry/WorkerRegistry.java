@@ -45,7 +45,7 @@ public final class WorkerRegistry extends PeriodicService {
         }
     }
 
-    /** What a worker is doing, as of a round: handlers running now, and attempts finished and failed in the last minute. */
+    /** What a worker is doing at a round: handlers running now, attempts finished and failed in the last minute. */
     public record Activity(int handlersRunning, long finishedLastMinute, long failedLastMinute) {
     }
 

@@ -130,7 +130,8 @@ final class DemoCommand implements Callable<Integer> {
                 DemoLog log = new DemoLog(out);
                 WorkerProcesses processes = new WorkerProcesses(List.of("--database-url", jdbcUrl, "--schema", SCHEMA,
                         "--queue", "default=16", "--queue", "email=4", "--queue", "reports=3", "--lease", Converters.format(lease),
-                        "--shutdown-grace", "5s", "--no-maintenance"), workers, port + 1, lease, Duration.ofSeconds(20), log);
+                        "--shutdown-grace", "5s", "--no-maintenance"), workers, port + 1, lease, Duration.ofSeconds(20),
+                        log);
                 started.push(processes);
                 processes.start();
                 DemoTraffic traffic = new DemoTraffic(docket, jobsPerSecond, log, RandomGenerator.getDefault());
@@ -161,8 +162,9 @@ final class DemoCommand implements Callable<Integer> {
             socket.setReuseAddress(true);
             socket.bind(new InetSocketAddress(HOST, p));
         } catch (IOException e) {
-            throw CommandFailure.failed("port " + p + " on " + HOST + " is in use" + (p == port ? "" : " (the dashboard's "
-                    + "port " + port + " and the " + workers + " after it are needed, for the workers' metrics)")
+            String needed = p == port ? "" : " (the dashboard's port " + port + " and the " + workers
+                    + " after it are needed, for the workers' metrics)";
+            throw CommandFailure.failed("port " + p + " on " + HOST + " is in use" + needed
                     + ": pass --port to pick another");
         }
     }
@@ -197,7 +199,7 @@ final class DemoCommand implements Callable<Integer> {
         say(out, String.join("\n", lines));
     }
 
-    /** One line every 15 s; completed and failed per minute are the cluster counters' rates, as the dashboard shows them. */
+    /** One line every 15 s; completed and failed per minute are the cluster counters' rates, as on the dashboard. */
     private void status(PrintWriter out, Docket docket, DocketServer server, WorkerProcesses processes) {
         try {
             List<QueueStats> stats = server.metrics().withClusterRates(docket.admin().stats());
