@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -91,9 +92,10 @@ public final class QueueMetrics implements AutoCloseable {
             gauge("docket.queue.lag", "Seconds the oldest ready job has been due", "seconds", false,
                     QueueStats::oldestReadyAgeSeconds);
         }
-        gauge("docket.completed.per.minute", "Jobs completed in the last minute", null, true,
-                QueueStats::completedLastMinute);
-        gauge("docket.failed.per.minute", "Attempts failed in the last minute", null, true, QueueStats::failedLastMinute);
+        gauge("docket.completed.per.minute", "Jobs completed per minute over the last minute (the cluster counter's rate)",
+                null, true, QueueStats::completedLastMinute);
+        gauge("docket.failed.per.minute", "Attempts failed per minute over the last minute (the cluster counter's rate)",
+                null, true, QueueStats::failedLastMinute);
         gauge("docket.dead.jobs", "Jobs in the dead-letter table", null, true, QueueStats::dead);
         gauge("docket.dead.jobs.last.24h", "Jobs that died in the last 24 hours", null, true, QueueStats::deadLast24h);
         gauge("docket.pickup.latency.p50", "Median due-to-claimed time, last 5 minutes", "seconds", false,
@@ -178,14 +180,16 @@ public final class QueueMetrics implements AutoCloseable {
      * {@code stats} with completed jobs and failed attempts per minute taken from the cluster's counters
      * (rates over the last minute of this server's samples) rather than from the history, so that they
      * count jobs whose history is not kept and agree with {@code rate()} of the counters; a kind with
-     * outcomes but no row (no live job, no history) gets one. Unchanged until the server has sampled
-     * the counters twice (one refresh interval after it started).
+     * outcomes but no row (no live job, no history) gets one, and a kind without outcomes reads 0.
+     * Unchanged (the history's figures) until the server has sampled the counters twice, one refresh
+     * interval after it started.
      */
     public List<QueueStats> withClusterRates(List<QueueStats> stats) {
-        Map<List<String>, Throughput.Rate> rates = throughput.perMinute();
-        if (rates.isEmpty()) {
+        Optional<Map<List<String>, Throughput.Rate>> sampled = throughput.perMinute();
+        if (sampled.isEmpty()) {
             return stats;
         }
+        Map<List<String>, Throughput.Rate> rates = sampled.get();
         Map<List<String>, QueueStats> rows = new TreeMap<>(Comparator.comparing((List<String> k) -> k.get(0))
                 .thenComparing(k -> k.get(1)));
         for (QueueStats s : stats) {

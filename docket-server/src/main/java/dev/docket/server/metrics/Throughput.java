@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
@@ -56,15 +57,15 @@ final class Throughput {
 
     /**
      * The rates per queue and kind ({@code List.of(queue, kind)}) over the last minute, or over the time
-     * since the first sample when the server has sampled for less; empty before the second sample. A
-     * kind absent from the oldest sample had no outcome then. A total that went down (a restored
-     * database) counts as no change.
+     * since the first sample when the server has sampled for less; none (not an empty map, which says
+     * that nothing was counted) before the second sample. A kind absent from the oldest sample had no
+     * outcome then. A total that went down (a restored database) counts as no change.
      */
-    synchronized Map<List<String>, Rate> perMinute() {
-        Map<List<String>, Rate> rates = new HashMap<>();
+    synchronized Optional<Map<List<String>, Rate>> perMinute() {
         if (samples.size() < 2) {
-            return rates;
+            return Optional.empty();
         }
+        Map<List<String>, Rate> rates = new HashMap<>();
         Sample base = samples.getFirst();
         Sample last = samples.getLast();
         double minutes = (last.atNanos() - base.atNanos()) / (double) MINUTE_NANOS;
@@ -72,6 +73,6 @@ final class Throughput {
             long[] then = base.totals().getOrDefault(key, new long[2]);
             rates.put(key, new Rate(Math.max(0, now[0] - then[0]) / minutes, Math.max(0, now[1] - then[1]) / minutes));
         });
-        return rates;
+        return Optional.of(rates);
     }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.docket.Docket;
 import dev.docket.JobOptions;
 import dev.docket.NewJob;
+import dev.docket.QueueStats;
 import dev.docket.server.DocketServer;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.TokenStore;
@@ -135,6 +136,29 @@ class DashboardEndpointsTest extends DocketTest {
         assertThat(metrics).contains("docket_cluster_jobs_completed_total{kind=\"discarded\",queue=\"default\"} 30.0")
                 .contains("docket_queue_backlog{queue=\"unserved\"} 1.0")
                 .contains("docket_queue_backlog{queue=\"default\"} 0.0");
+    }
+
+    /**
+     * Once the server has sampled the counters twice, its per-minute figures are theirs alone: a job in the
+     * history that no counter counted (written there by hand) makes the history's figure 1 and theirs 0.
+     */
+    @Test
+    void afterTwoSamplesThePerMinuteFiguresAreTheCountersEvenWhenTheyCountedNothing() throws Exception {
+        TokenStore tokens = new TokenStore();
+        tokens.add(Role.VIEWER, VIEWER);
+        Docket other = docket();
+        DocketServer second = closeAfter(DocketServer.start(other, tokens, new DocketServer.Config("127.0.0.1", 0,
+                256 * 1024, Duration.ofHours(1), Duration.ofHours(1))));
+        execute("INSERT INTO {s}.job_history (id, queue, kind, payload, payload_version, priority, state, run_at, attempt, "
+                + "max_attempts, metadata, errors, created_at, attempted_at) VALUES (99, 'default', 'by_hand', '{}', 1, 0, "
+                + "'completed', now(), 1, 1, '{}', '[]', now(), now())");
+        assertThat(other.admin().stats()).singleElement().extracting(QueueStats::completedLastMinute).isEqualTo(1L);
+        second.metrics().refresh();
+        second.metrics().refresh();
+
+        JsonNode row = json.readTree(get(second, "/api/stats").body()).path("queues").get(0);
+        assertThat(row.path("kind").asText()).isEqualTo("by_hand");
+        assertThat(row.path("completedPerMinute").asLong()).isZero();
     }
 
     private HttpResponse<String> get(DocketServer on, String path) throws IOException, InterruptedException {

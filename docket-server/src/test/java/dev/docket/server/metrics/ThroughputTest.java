@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.docket.OutcomeTotals;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -24,9 +25,11 @@ class ThroughputTest {
     }
 
     @Test
-    void noRateBeforeTheSecondSample() {
-        after(Duration.ZERO, totals("a", 100, 0));
-        assertThat(throughput.perMinute()).isEmpty();
+    void noRateBeforeTheSecondSampleAndNoneCountedAfterIt() {
+        throughput.record(List.of());
+        assertThat(throughput.perMinute()).as("unknown").isEmpty();
+        after(Duration.ofSeconds(5));
+        assertThat(throughput.perMinute()).as("known: nothing counted").hasValue(Map.of());
     }
 
     /** Less than a minute of samples: the rate over what there is, scaled to a minute. */
@@ -35,7 +38,7 @@ class ThroughputTest {
         after(Duration.ZERO, totals("a", 100, 10));
         after(Duration.ofSeconds(5), totals("a", 110, 12), totals("b", 3, 0));
 
-        assertThat(throughput.perMinute()).containsEntry(List.of("default", "a"), new Throughput.Rate(120, 24))
+        assertThat(throughput.perMinute().orElseThrow()).containsEntry(List.of("default", "a"), new Throughput.Rate(120, 24))
                 .containsEntry(List.of("default", "b"), new Throughput.Rate(36, 0));
     }
 
@@ -48,7 +51,7 @@ class ThroughputTest {
             completed += i == 0 ? 0 : i <= 12 ? 10 : 50;
             after(Duration.ofSeconds(i == 0 ? 0 : 5), totals("a", completed, 0));
         }
-        assertThat(throughput.perMinute().get(List.of("default", "a"))).isEqualTo(new Throughput.Rate(600, 0));
+        assertThat(throughput.perMinute().orElseThrow().get(List.of("default", "a"))).isEqualTo(new Throughput.Rate(600, 0));
     }
 
     /** A total that went down (a database restored from a backup) is no change, never a negative rate. */
@@ -56,6 +59,6 @@ class ThroughputTest {
     void aTotalThatWentDownIsNoChange() {
         after(Duration.ZERO, totals("a", 100, 5));
         after(Duration.ofSeconds(30), totals("a", 40, 5));
-        assertThat(throughput.perMinute().get(List.of("default", "a"))).isEqualTo(new Throughput.Rate(0, 0));
+        assertThat(throughput.perMinute().orElseThrow().get(List.of("default", "a"))).isEqualTo(new Throughput.Rate(0, 0));
     }
 }
