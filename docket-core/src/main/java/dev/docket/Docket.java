@@ -76,7 +76,7 @@ public final class Docket implements Enqueuer, AutoCloseable {
     /** Not a MeterRegistry field: reflection on Docket (a framework's bean introspection) must not need Micrometer. */
     private final Optional<MeterRegistry> meterRegistry;
     private final KindLabels kindLabels;
-    /** The database-read gauges, refreshed while this instance is open; null without a registry. */
+    /** The database-read gauges, refreshed while this instance is open; null without a registry or with them off. */
     private final Lifecycle gauges;
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
 
@@ -100,7 +100,8 @@ public final class Docket implements Enqueuer, AutoCloseable {
                 b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null, this::wakeLocalWorkers,
                 b.externalTransactions);
         this.workflows = new Workflows(store, kinds, inserter);
-        this.gauges = b.meterRegistry == null ? null : QueueGauges.of(b.meterRegistry, store, kindLabels, b.metricsInterval);
+        this.gauges = b.meterRegistry == null || !b.databaseGauges ? null
+                : QueueGauges.of(b.meterRegistry, store, kindLabels, b.metricsInterval);
         if (gauges != null) {
             gauges.start();
         }

@@ -321,6 +321,15 @@ public final class DocketAdmin {
     }
 
     /**
+     * The cluster's outcome counters per queue and kind (raw kinds, not metric labels), by queue then
+     * kind; see {@link OutcomeTotals}. One read of two small tables: the totals the maintenance leader
+     * folded, and the counts appended since its last round.
+     */
+    public List<OutcomeTotals> outcomeTotals() {
+        return call("reading the outcome counters", store.jobCounts()::totals);
+    }
+
+    /**
      * Every registered worker, oldest first: live ones, and for an hour those whose heartbeats stopped
      * ({@link WorkerInfo#live()} false). A worker that stopped gracefully is gone at once.
      */

@@ -37,6 +37,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
     MeterRegistry meterRegistry;
     int metricsKindLimit = Docket.DEFAULT_METRICS_KIND_LIMIT;
     Duration metricsInterval = Duration.ofSeconds(10);
+    boolean databaseGauges = true;
     OpenTelemetry openTelemetry;
     Duration networkTimeout = Duration.ofSeconds(30);
     final Map<String, RateLimit> rateLimits = new LinkedHashMap<>();
@@ -251,6 +252,20 @@ abstract sealed class DocketOptions permits Docket.Builder {
             throw new IllegalArgumentException("metricsInterval must be between 100 ms and 1 hour, was " + interval);
         }
         this.metricsInterval = interval;
+        return self();
+    }
+
+    /**
+     * Whether this Docket reads the gauges that come from the database (live jobs, lag, each queue's
+     * backlog, the jobs table's vacuum debt) into its {@link #meterRegistry(MeterRegistry)}, default on.
+     * Every process that reads them reports the same values and pays a grouped count over the live jobs
+     * every {@link #metricsInterval(Duration)}: in a fleet, turn them off in the worker processes and
+     * let the server ({@code docket serve}) or one process read them. The meters of this process's own
+     * work (outcome counters, histograms, worker slots) are kept either way. {@code docket worker}
+     * turns them off.
+     */
+    public Docket.Builder databaseGauges(boolean read) {
+        this.databaseGauges = read;
         return self();
     }
 

@@ -4,6 +4,7 @@ import dev.docket.internal.completer.Completer;
 import dev.docket.internal.executor.HandlerBinding;
 import dev.docket.internal.executor.InFlight;
 import dev.docket.internal.executor.JobExecutor;
+import dev.docket.internal.executor.RecentOutcomes;
 import dev.docket.internal.heartbeat.Heartbeater;
 import dev.docket.internal.leader.LeaderElector;
 import dev.docket.internal.maintenance.CronEnqueuer;
@@ -105,7 +106,8 @@ final class WorkerServices {
         this.stallWatch = new StallWatch("docket-stall-watch-" + workerId, watched, WorkerConfig.STALL_TIMEOUT,
                 "a worker needs " + connectionsNeeded() + " pool connections (queues + 6, see Worker)");
         this.registry = new WorkerRegistry(wiring.store(), WorkerRegistry.Identity.of(workerId, queues, handlers,
-                connectionsNeeded(), config.listen()), this::isListening, stallWatch::stalled, config.heartbeatInterval());
+                connectionsNeeded(), config.listen()), this::isListening, stallWatch::stalled, this::activity,
+                config.heartbeatInterval());
         this.services = new ServiceGroup(wiring());
     }
 
@@ -176,6 +178,13 @@ final class WorkerServices {
 
     int inFlight() {
         return inFlight.size();
+    }
+
+    /** What the registry row reports each round: handlers running now, attempts finished in the last minute. */
+    private WorkerRegistry.Activity activity() {
+        RecentOutcomes.LastMinute recent = executor.lastMinute();
+        return new WorkerRegistry.Activity(producers.stream().mapToInt(Producer::running).sum(), recent.finished(),
+                recent.failed());
     }
 
     boolean isLeader() {

@@ -36,6 +36,7 @@ class DefaultsAgreeTest extends DocketTest {
         assertThat(b.meterRegistry).isNull();
         assertThat(readme.of("`meterRegistry`, `metricsKindLimit`, `metricsInterval`"))
                 .isEqualTo("none, " + b.metricsKindLimit + ", " + duration(b.metricsInterval));
+        assertThat(readme.of("`databaseGauges`")).isEqualTo(onOff(b.databaseGauges));
     }
 
     @Test

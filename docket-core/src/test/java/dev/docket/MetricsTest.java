@@ -102,6 +102,24 @@ class MetricsTest extends DocketTest {
         assertThat(docket.job(poison).orElseThrow().state()).isEqualTo(JobState.DEAD);
     }
 
+    /** A worker process of a fleet keeps its own meters and reads nothing from the database for gauges. */
+    @Test
+    void withoutDatabaseGaugesOnlyThisProcesssMetersAreKept() {
+        Docket docket = docket(b -> b.meterRegistry(registry).metricsInterval(Duration.ofMillis(100)).databaseGauges(false));
+        docket.enqueue("ok", new Task(1));
+        docket.enqueue("waits", new Task(2), JobOptions.builder().queue("unserved").build());
+        worker(docket, w -> w.queue("default", 2).handler("ok", Task.class, (t, ctx) -> { }));
+
+        await().atMost(WAIT).until(() -> count("docket.jobs.completed", "default", "ok") == 1);
+        // The vacuum-debt gauge is registered when the database gauges are made, before their first read:
+        // its absence shows they were never made, so nothing reads the database for them.
+        assertThat(registry.find("docket.jobs.table.dead.tuples").gauge()).isNull();
+        assertThat(registry.find("docket.jobs").gauges()).isEmpty();
+        assertThat(registry.find("docket.queue.backlog").gauges()).isEmpty();
+        assertThat(registry.find("docket.queue.lag").gauges()).isEmpty();
+        assertThat(gauge("docket.worker.concurrency", "queue", "default")).isEqualTo(2);
+    }
+
     /** Pickup latency runs from the job's due time to its claim by the database clock, not from the enqueue call. */
     @Test
     void pickupLatencyIsMeasuredFromTheDueTime() {

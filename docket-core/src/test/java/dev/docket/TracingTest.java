@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.docket.testing.DocketTest;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
@@ -101,6 +102,37 @@ class TracingTest extends DocketTest {
         // The handler runs inside its attempt's span, so its own spans are the attempt's children.
         assertThat(seenByHandler).extracting(SpanContext::getSpanId)
                 .containsExactly(failed.getSpanId(), succeeded.getSpanId());
+    }
+
+    /**
+     * A span's name and its label attributes are the metrics' series: with one kind named, a second kind
+     * is {@code other} in both, so span-derived metrics stay as bounded as Docket's; the kind itself stays
+     * in {@code docket.job.kind} for searching traces.
+     */
+    @Test
+    void spansCarryTheMetricsQueueAndKindLabelsBoundedTheSameWay() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Docket docket = docket(b -> b.openTelemetry(otel).meterRegistry(registry).metricsKindLimit(1));
+        docket.enqueue("first_kind", new Secret("a"), JobOptions.builder().queue("mail").build());
+        worker(docket, w -> w.queue("mail", 1).handler("first_kind", Secret.class, (s, ctx) -> { })
+                .handler("second_kind", Secret.class, (s, ctx) -> { }));
+        consumerSpans(1);
+        docket.enqueue("second_kind", new Secret("b"), JobOptions.builder().queue("mail").build());
+
+        List<SpanData> spans = consumerSpans(2);
+        for (SpanData span : spans) {
+            String kind = span.getAttributes().get(AttributeKey.stringKey("docket.job.kind"));
+            String label = span.getAttributes().get(AttributeKey.stringKey("docket.kind"));
+            String queue = span.getAttributes().get(AttributeKey.stringKey("docket.queue"));
+            assertThat(label).isEqualTo(docket.metricsKindLabel(kind));
+            assertThat(span.getName()).isEqualTo("process " + label);
+            assertThat(queue).isEqualTo("mail");
+            await().atMost(WAIT).untilAsserted(() -> assertThat(registry.find("docket.jobs.completed")
+                    .tags("queue", queue, "kind", label).counter()).isNotNull());
+        }
+        assertThat(spans).extracting(s -> s.getAttributes().get(AttributeKey.stringKey("docket.kind")))
+                .containsExactlyInAnyOrder("first_kind", "other");
+        assertThat(spans).extracting(SpanData::getName).containsExactlyInAnyOrder("process first_kind", "process other");
     }
 
     private static long attempt(SpanData span) {

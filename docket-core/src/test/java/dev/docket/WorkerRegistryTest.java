@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -41,6 +42,52 @@ class WorkerRegistryTest extends DocketTest {
         assertThat(info.serves("other", "render")).isFalse();
         assertThat(info.serves("email", "nope")).isFalse();
         assertThat(info.concurrency()).isEqualTo(6);
+    }
+
+    /**
+     * Each heartbeat writes what the worker is doing: handlers running now (two blocked handlers of four
+     * slots), and attempts finished and failed in the last minute (three completed, two failed); what
+     * the workers view shows without scraping the worker.
+     */
+    @Test
+    void eachHeartbeatWritesTheHandlersRunningAndTheAttemptsOfTheLastMinute() throws Exception {
+        Docket docket = docket(b -> b.defaultRetryPolicy(new RetryPolicy(5, Duration.ofHours(1), Duration.ofHours(1), 0)));
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch blocked = new CountDownLatch(2);
+        for (int i = 0; i < 3; i++) {
+            docket.enqueue("quick", new Task(i));
+        }
+        for (int i = 0; i < 2; i++) {
+            docket.enqueue("fails", new Task(i));
+        }
+        Worker worker = worker(docket, w -> w.queue("default", 4).lease(Duration.ofSeconds(1))
+                .handler("quick", Task.class, (t, ctx) -> { })
+                .handler("fails", Task.class, (t, ctx) -> {
+                    throw new IllegalStateException("boom");
+                })
+                .handler("blocks", Task.class, (t, ctx) -> {
+                    blocked.countDown();
+                    release.await();
+                }));
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> queryLong(
+                "SELECT count(*) FROM {s}.jobs WHERE kind = 'quick' OR (kind = 'fails' AND state = 'running')") == 0);
+        docket.enqueue("blocks", new Task(1));
+        docket.enqueue("blocks", new Task(2));
+        assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
+        try {
+            WorkerInfo busy = Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> docket.admin().workers().getFirst(), w -> w.handlersRunning() == 2);
+            assertThat(busy.id()).isEqualTo(worker.workerId());
+            assertThat(busy.finishedLastMinute()).isEqualTo(5);
+            assertThat(busy.failedLastMinute()).isEqualTo(2);
+            assertThat(busy.running()).isEqualTo(2);
+        } finally {
+            release.countDown();
+        }
+        WorkerInfo idle = Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                .until(() -> docket.admin().workers().getFirst(), w -> w.handlersRunning() == 0);
+        assertThat(idle.finishedLastMinute()).isEqualTo(7);
+        assertThat(idle.failedLastMinute()).isEqualTo(2);
     }
 
     @Test

@@ -6,6 +6,9 @@ WITH gone AS (
      USING unnest(?::bigint[], ?::int[], ?::text[], ?::text[]) AS f(id, attempt, error, reason)
      WHERE {{jobFence}}
     RETURNING j.*, f.error AS f_error, f.reason AS f_reason
+), counted AS (
+    INSERT INTO {{schema}}.job_count_deltas (queue, kind, failed, dead)
+    SELECT queue, kind, count(*), count(*) FROM gone GROUP BY queue, kind
 )
 INSERT INTO {{schema}}.dead_jobs ({{jobColumns}}, reason)
 SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts,
@@ -23,6 +26,9 @@ WITH gone AS (
      WHERE id = ANY (?::bigint[]) AND state = 'running' AND lease_until < now()
        AND attempt >= max_attempts
     RETURNING *
+), counted AS (
+    INSERT INTO {{schema}}.job_count_deltas (queue, kind, failed, dead)
+    SELECT queue, kind, count(*), count(*) FROM gone GROUP BY queue, kind
 )
 INSERT INTO {{schema}}.dead_jobs ({{jobColumns}}, reason)
 SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts,

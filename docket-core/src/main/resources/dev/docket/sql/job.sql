@@ -272,6 +272,8 @@ SELECT EXISTS (
 SELECT tenant, count(*) AS running FROM {{schema}}.jobs WHERE state = 'running' AND queue = ? GROUP BY tenant
 
 -- name: jobCompleteManyToHistory
+-- Outcome statements count what they wrote in the cluster's counters in the same statement (one
+-- appended row per queue and kind; migration V014 says why), so the one-statement batch stays one.
 WITH done AS (
     DELETE FROM {{schema}}.jobs j
      USING unnest(?::bigint[], ?::int[]) AS f(id, attempt)
@@ -280,27 +282,42 @@ WITH done AS (
 ), moved AS (
     INSERT INTO {{schema}}.job_history ({{jobColumns}}, state)
     SELECT {{jobColumns}}, 'completed' FROM done
+), counted AS (
+    INSERT INTO {{schema}}.job_count_deltas (queue, kind, completed)
+    SELECT queue, kind, count(*) FROM done GROUP BY queue, kind
 )
 SELECT id, attempt FROM done
 
 -- name: jobCompleteManyDiscard
-DELETE FROM {{schema}}.jobs j
- USING unnest(?::bigint[], ?::int[]) AS f(id, attempt)
- WHERE {{jobFence}}
-RETURNING j.id, j.attempt
+WITH done AS (
+    DELETE FROM {{schema}}.jobs j
+     USING unnest(?::bigint[], ?::int[]) AS f(id, attempt)
+     WHERE {{jobFence}}
+    RETURNING j.id, j.attempt, j.queue, j.kind
+), counted AS (
+    INSERT INTO {{schema}}.job_count_deltas (queue, kind, completed)
+    SELECT queue, kind, count(*) FROM done GROUP BY queue, kind
+)
+SELECT id, attempt FROM done
 
 -- name: jobRetryMany
 -- Retries go to 'scheduled': only due jobs are 'ready', which keeps the claim free of a run_at filter.
 -- A failed attempt's recorded output goes with it: a job's output is its completing attempt's.
-UPDATE {{schema}}.jobs j
-   SET state = 'scheduled',
-       run_at = now() + f.delay_ms * interval '1 millisecond',
-       lease_until = NULL, locked_by = NULL, output = NULL,
-       errors = j.errors || jsonb_build_array(jsonb_build_object(
-           'attempt', j.attempt, 'at', now(), 'error', f.error, 'worker', j.locked_by))
-  FROM unnest(?::bigint[], ?::int[], ?::bigint[], ?::text[]) AS f(id, attempt, delay_ms, error)
- WHERE {{jobFence}}
-RETURNING j.id, j.attempt
+WITH retried AS (
+    UPDATE {{schema}}.jobs j
+       SET state = 'scheduled',
+           run_at = now() + f.delay_ms * interval '1 millisecond',
+           lease_until = NULL, locked_by = NULL, output = NULL,
+           errors = j.errors || jsonb_build_array(jsonb_build_object(
+               'attempt', j.attempt, 'at', now(), 'error', f.error, 'worker', j.locked_by))
+      FROM unnest(?::bigint[], ?::int[], ?::bigint[], ?::text[]) AS f(id, attempt, delay_ms, error)
+     WHERE {{jobFence}}
+    RETURNING j.id, j.attempt, j.queue, j.kind
+), counted AS (
+    INSERT INTO {{schema}}.job_count_deltas (queue, kind, failed)
+    SELECT queue, kind, count(*) FROM retried GROUP BY queue, kind
+)
+SELECT id, attempt FROM retried
 
 -- name: jobSnoozeMany
 -- A job snoozed for no time is ready at once: its queue is notified, or workers that found it drained
@@ -378,13 +395,20 @@ SELECT id FROM {{schema}}.jobs
  FOR NO KEY UPDATE SKIP LOCKED
 
 -- name: jobRescueExpired
-UPDATE {{schema}}.jobs
-   SET state = 'ready', lease_until = NULL, locked_by = NULL, output = NULL,
-       errors = errors || jsonb_build_array(jsonb_build_object(
-           'attempt', attempt, 'at', now(), 'worker', locked_by,
-           'error', 'lease expired: worker ' || coalesce(locked_by, '?') || ' lost its lease'))
- WHERE id = ANY (?::bigint[]) AND state = 'running' AND lease_until < now()
-RETURNING queue, kind
+-- A lost lease is a failed attempt, counted as one in the cluster's counters.
+WITH rescued AS (
+    UPDATE {{schema}}.jobs
+       SET state = 'ready', lease_until = NULL, locked_by = NULL, output = NULL,
+           errors = errors || jsonb_build_array(jsonb_build_object(
+               'attempt', attempt, 'at', now(), 'worker', locked_by,
+               'error', 'lease expired: worker ' || coalesce(locked_by, '?') || ' lost its lease'))
+     WHERE id = ANY (?::bigint[]) AND state = 'running' AND lease_until < now()
+    RETURNING queue, kind
+), counted AS (
+    INSERT INTO {{schema}}.job_count_deltas (queue, kind, failed)
+    SELECT queue, kind, count(*) FROM rescued GROUP BY queue, kind
+)
+SELECT queue, kind FROM rescued
 
 -- name: jobDeadRows
 -- Dead row versions in the hot table, as the statistics system last saw them (at most about a second old).

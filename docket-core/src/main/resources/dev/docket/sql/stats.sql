@@ -10,6 +10,7 @@ SELECT queue, kind,
        count(*) FILTER (WHERE state = 'scheduled') AS scheduled,
        count(*) FILTER (WHERE state = 'ready') AS ready,
        count(*) FILTER (WHERE state = 'running') AS running,
+       count(*) FILTER (WHERE state = 'scheduled' AND run_at <= now()) AS overdue,
        extract(epoch FROM now() - min(run_at) FILTER (WHERE state = 'ready')) AS lag_seconds,
        count(*) FILTER (WHERE state = 'scheduled' AND jsonb_array_length(errors) > 0
                           AND (errors -> -1 ->> 'at')::timestamptz > now() - interval '1 minute') AS retried_last_minute

@@ -1,5 +1,5 @@
-// Boot and routing: hash routes (ROUTES below: #/overview, #/jobs, #/jobs/ID, #/dlq, #/doctor, #/workflows/ID),
-// one view at a time.
+// Boot and routing: hash routes (ROUTES below: #/overview, #/jobs, #/jobs/ID, #/dlq, #/workers, #/doctor,
+// #/workflows/ID), one view at a time.
 // A view is a function (main, route, session) that renders into main and may return a cleanup
 // function, called before the next view renders (to stop its timers).
 
@@ -10,6 +10,7 @@ import { renderOverview } from './overview.js';
 import { renderJobs, renderJob } from './jobs.js';
 import { renderDeadLetters } from './dlq.js';
 import { renderDoctor } from './doctor.js';
+import { renderWorkers } from './workers.js';
 import { renderWorkflow } from './workflows.js';
 
 const main = document.getElementById('main');
@@ -57,6 +58,7 @@ export const ROUTES = [
   { pattern: 'jobs', nav: 'jobs', view: renderJobs },
   { pattern: 'jobs/:id', nav: 'jobs', view: renderJob },
   { pattern: 'dlq', nav: 'dlq', view: renderDeadLetters },
+  { pattern: 'workers', nav: 'workers', view: renderWorkers },
   { pattern: 'doctor', nav: 'doctor', view: renderDoctor },
   // Reached from a step's job page (its workflow tag) or by id; the narrow top bar has no room for a link.
   { pattern: 'workflows', nav: null, view: renderWorkflow },

@@ -132,7 +132,7 @@ function renderCards(el, t) {
       t.lagSeconds > 60 ? 'warn' : null),
     card('running', 'Running', num(t.running), 'claimed by workers now'),
     card('scheduled', 'Scheduled', num(t.scheduled), 'future or backing off'),
-    card('throughput', 'Throughput', num(t.completedPerMinute), 'completed in the last minute'),
+    card('throughput', 'Throughput', num(t.completedPerMinute), 'completed per minute, over the last minute'),
     card('failures', 'Failure rate', rate === null ? '—' : dec(rate) + ' %', num(t.failedPerMinute) + ' failed attempts / min',
       rate !== null && rate >= 5 ? 'bad' : null),
     card('dead', 'Dead letters', num(t.dead), '+' + num(t.deadLast24h) + ' in the last 24 h',

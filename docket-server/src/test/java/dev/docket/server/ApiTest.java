@@ -317,13 +317,16 @@ class ApiTest extends ServerTest {
         assertThat(queues).hasSize(2);
         for (JsonNode row : queues) {
             assertThat(row.fieldNames()).toIterable().containsExactly("queue", "kind", "scheduled", "ready", "running",
-                    "lagSeconds", "completedPerMinute", "failedPerMinute", "dead", "deadLast24h", "pickupP50Millis",
-                    "pickupP99Millis");
+                    "overdue", "backlog", "lagSeconds", "completedPerMinute", "failedPerMinute", "dead", "deadLast24h",
+                    "pickupP50Millis", "pickupP99Millis");
         }
         JsonNode thumbnails = find(queues, "thumbnail");
         assertThat(thumbnails.get("queue").asText()).isEqualTo("default");
         assertThat(thumbnails.get("ready").asLong()).isEqualTo(2);
+        assertThat(thumbnails.get("backlog").asLong()).isEqualTo(2);
         assertThat(find(queues, "send_email").get("scheduled").asLong()).isEqualTo(1);
+        assertThat(find(queues, "send_email").get("overdue").asLong()).isZero();
+        assertThat(find(queues, "send_email").get("backlog").asLong()).isZero();
     }
 
     private static JsonNode find(JsonNode rows, String kind) {

@@ -7,6 +7,7 @@ import dev.docket.JobOptions;
 import dev.docket.Worker;
 import dev.docket.server.auth.Role;
 import java.time.Duration;
+import java.util.List;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -63,6 +64,35 @@ class OperationsApiTest extends ServerTest {
         assertThat(w.get("kinds").get("send").asInt()).isEqualTo(1);
         assertThat(w.get("live").asBoolean()).isTrue();
         assertThat(w.get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+        assertThat(w.get("concurrency").asInt()).isEqualTo(2);
+        assertThat(w.get("handlersRunning").asInt()).isZero();
+        assertThat(w.get("finishedLastMinute").asLong()).isZero();
+        assertThat(w.get("failedLastMinute").asLong()).isZero();
+        assertThat(w.get("heartbeatAgeSeconds").asDouble()).isBetween(0.0, 60.0);
+    }
+
+    /**
+     * GET /api/workers takes no parameters: hostile, malformed and oversized query strings change nothing
+     * (the same list), and nothing of them comes back; a write method is a 405, no token a 401.
+     */
+    @Test
+    void workersIgnoresHostileQueryStringsAndRefusesOtherMethods() {
+        Worker worker = serve("default", "send");
+        String expected = get("/api/workers", Role.VIEWER).json().get("workers").get(0).get("id").asText();
+        assertThat(expected).isEqualTo(worker.workerId());
+        for (String query : List.of("?live=maybe", "?id=%27%3B%20DROP%20TABLE%20jobs%3B--", "?x=%3Cscript%3E",
+                "?limit=-1&limit=99999999999999999999", "?" + "a".repeat(6000) + "=1", "?%F0%9F%92%A9=%00")) {
+            Reply r = get("/api/workers" + query, Role.VIEWER);
+            if (r.status() == 200) {
+                assertThat(r.json().get("workers").get(0).get("id").asText()).as(query).isEqualTo(expected);
+                assertThat(r.text()).doesNotContain("script").doesNotContain("DROP");
+            } else {
+                assertThat(r.status()).as("%s: %s", query, r.text()).isIn(400, 414, 431);
+                assertThat(r.json().get("error").asText()).isNotBlank();
+            }
+        }
+        assertThat(post("/api/workers", Role.ADMIN, "{}").status()).isEqualTo(405);
+        assertThat(send(request("/api/workers").GET().build()).status()).isEqualTo(401);
     }
 
     @Test

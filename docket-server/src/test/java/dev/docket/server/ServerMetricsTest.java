@@ -3,11 +3,16 @@ package dev.docket.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.docket.Docket;
+import dev.docket.JobOptions;
+import dev.docket.PermanentJobFailure;
+import dev.docket.RetryPolicy;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.TokenStore;
 import dev.docket.server.metrics.QueueMetrics;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -59,7 +64,57 @@ class ServerMetricsTest extends ServerTest {
         assertThat(text).doesNotContain("do-not-leak");
     }
 
-    private void awaitMetrics(String line) {
-        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> get("/metrics", Role.VIEWER).text().contains(line));
+    /**
+     * The workers are another process's (a second Docket on the schema, without a registry): their
+     * outcomes reach the server's one scrape through the cluster's counters, labelled like every metric
+     * (one kind named, the others "other"), with the registry's live workers and slots; the per-process
+     * counters of the server show none of them.
+     */
+    @Test
+    void oneScrapeOfTheServerCountsTheOutcomesOfWorkersInOtherProcesses() {
+        assertThat(docket.metricsKindLabel("resize")).as("the one kind the server names").isEqualTo("resize");
+        Docket elsewhere = docket(b -> b.defaultRetryPolicy(new RetryPolicy(2, Duration.ofMillis(1), Duration.ofMillis(1), 0)));
+        for (int i = 0; i < 4; i++) {
+            elsewhere.enqueue("resize", Map.of("n", i));
+        }
+        for (int i = 0; i < 3; i++) {
+            elsewhere.enqueue("charge", Map.of("n", i), JobOptions.builder().queue("payments").build());
+        }
+        elsewhere.enqueue("flaky", Map.of());
+        AtomicInteger flaky = new AtomicInteger();
+        worker(elsewhere, w -> w.queue("default", 3).queue("payments", 2).maintenanceInterval(Duration.ofMillis(20))
+                .handler("resize", JsonNode.class, (p, ctx) -> { })
+                .handler("charge", JsonNode.class, (p, ctx) -> {
+                    throw new PermanentJobFailure("card declined");
+                })
+                .handler("flaky", JsonNode.class, (p, ctx) -> {
+                    if (flaky.incrementAndGet() == 1) {
+                        throw new IllegalStateException("try again");
+                    }
+                }));
+
+        awaitMetrics("docket_cluster_jobs_completed_total{kind=\"resize\",queue=\"default\"} 4.0");
+        awaitMetrics("docket_cluster_jobs_completed_total{kind=\"other\",queue=\"default\"} 1.0");
+        awaitMetrics("docket_cluster_job_attempts_failed_total{kind=\"other\",queue=\"payments\"} 3.0");
+        String text = awaitMetrics("docket_cluster_jobs_dead_total{kind=\"other\",queue=\"payments\"} 3.0");
+
+        assertThat(text).contains("# TYPE docket_cluster_jobs_completed_total counter")
+                .contains("# TYPE docket_cluster_job_attempts_failed_total counter")
+                .contains("# TYPE docket_cluster_jobs_dead_total counter")
+                .contains("docket_cluster_job_attempts_failed_total{kind=\"other\",queue=\"default\"} 1.0")
+                .contains("docket_cluster_jobs_dead_total{kind=\"resize\",queue=\"default\"} 0.0")
+                .contains("docket_cluster_workers 1.0")
+                .contains("docket_cluster_worker_concurrency{queue=\"default\"} 3.0")
+                .contains("docket_cluster_worker_concurrency{queue=\"payments\"} 2.0")
+                .contains("docket_cluster_handlers_running ");
+        assertThat(text).doesNotContain("kind=\"charge\"").doesNotContain("kind=\"flaky\"")
+                .doesNotContain("docket_jobs_completed_total{");
+    }
+
+    private String awaitMetrics(String line) {
+        return Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
+            server.metrics().refresh();
+            return get("/metrics", Role.VIEWER).text();
+        }, text -> text.contains(line));
     }
 }

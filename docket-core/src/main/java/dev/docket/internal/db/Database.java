@@ -16,6 +16,7 @@ public final class Database {
     private final JobClaimQueries claims;
     private final JobOutcomeQueries outcomes;
     private final JobQueries jobs;
+    private final JobCountQueries jobCounts;
     private final HistoryQueries history;
     private final DeadJobQueries deadJobs;
     private final DeadJobReplayQueries deadJobReplays;
@@ -48,6 +49,7 @@ public final class Database {
         this.claims = new JobClaimQueries(jdbc, sql);
         this.outcomes = new JobOutcomeQueries(jdbc, sql);
         this.jobs = new JobQueries(jdbc, sql, json);
+        this.jobCounts = new JobCountQueries(jdbc, sql);
         this.history = new HistoryQueries(jdbc, sql);
         this.deadJobs = new DeadJobQueries(jdbc, sql);
         this.deadJobReplays = new DeadJobReplayQueries(jdbc, sql);
@@ -126,6 +128,11 @@ public final class Database {
     /** Maintenance, operator writes and look-ups of jobs. */
     public JobQueries jobs() {
         return jobs;
+    }
+
+    /** The cluster's outcome counters. */
+    public JobCountQueries jobCounts() {
+        return jobCounts;
     }
 
     /** The job history's partitions. */

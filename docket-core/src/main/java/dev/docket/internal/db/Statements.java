@@ -22,7 +22,8 @@ final class Statements {
 
     /** The files, each with the prefix of its blocks' names: named by table, then verb. */
     private static final Map<String, String> FILES = Map.ofEntries(Map.entry("job", "job"),
-            Map.entry("job_history", "history"), Map.entry("dead_job", "deadJob"), Map.entry("queue", "queue"),
+            Map.entry("job_count", "jobCount"), Map.entry("job_history", "history"), Map.entry("dead_job", "deadJob"),
+            Map.entry("queue", "queue"),
             Map.entry("leader", "leader"), Map.entry("cron_slot", "cronSlot"), Map.entry("unique_key", "uniqueKey"),
             Map.entry("stats", "stats"), Map.entry("schema", "schema"), Map.entry("worker", "worker"),
             Map.entry("slo", "slo"), Map.entry("doctor", "doctor"), Map.entry("explain", "explain"),

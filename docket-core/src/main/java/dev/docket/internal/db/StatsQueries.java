@@ -17,6 +17,7 @@ public record StatsQueries(Jdbc jdbc, Statements sql) {
         long scheduled;
         long ready;
         long running;
+        long overdue;
         double lagSeconds;
         long retriedLastMinute;
         long completedLastMinute;
@@ -37,6 +38,7 @@ public record StatsQueries(Jdbc jdbc, Statements sql) {
                 f.scheduled = rs.getLong("scheduled");
                 f.ready = rs.getLong("ready");
                 f.running = rs.getLong("running");
+                f.overdue = rs.getLong("overdue");
                 f.lagSeconds = rs.getDouble("lag_seconds");
                 f.retriedLastMinute = rs.getLong("retried_last_minute");
             });
@@ -56,7 +58,7 @@ public record StatsQueries(Jdbc jdbc, Statements sql) {
         });
         List<QueueStats> stats = new ArrayList<>();
         byQueue.forEach((queue, kinds) -> kinds.forEach((kind, f) -> stats.add(new QueueStats(queue, kind,
-                f.scheduled, f.ready, f.running, f.lagSeconds, f.completedLastMinute,
+                f.scheduled, f.ready, f.running, f.overdue, f.lagSeconds, f.completedLastMinute,
                 f.retriedLastMinute + f.deadLastMinute, f.dead, f.deadLastDay, f.pickupP50, f.pickupP99))));
         return stats;
     }
@@ -66,8 +68,9 @@ public record StatsQueries(Jdbc jdbc, Statements sql) {
                 .computeIfAbsent(rs.getString("kind"), k -> new Figures());
     }
 
-    /** One queue and kind's live jobs by state, and its lag: what the metrics' gauges show. */
-    public record LiveCounts(String queue, String kind, long scheduled, long ready, long running, double lagSeconds) {
+    /** One queue and kind's live jobs by state, the scheduled ones already due, and its lag: what the gauges show. */
+    public record LiveCounts(String queue, String kind, long scheduled, long ready, long running, long overdue,
+                             double lagSeconds) {
     }
 
     /** The hot table's vacuum debt; {@code vacuumAgeSeconds} null when it was never vacuumed. */
@@ -78,7 +81,7 @@ public record StatsQueries(Jdbc jdbc, Statements sql) {
     public List<LiveCounts> live() throws SQLException {
         return jdbc.list(sql.get("statsLive"), Jdbc.NO_PARAMETERS, rs -> new LiveCounts(rs.getString("queue"),
                 rs.getString("kind"), rs.getLong("scheduled"), rs.getLong("ready"), rs.getLong("running"),
-                rs.getDouble("lag_seconds")));
+                rs.getLong("overdue"), rs.getDouble("lag_seconds")));
     }
 
     /** The jobs table's dead tuples and time since its last vacuum. */

@@ -19,7 +19,8 @@ public record WorkerQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
     /** What a worker writes about itself each round. */
     public record Registration(String id, String host, long pid, Map<String, Integer> queues,
                                Map<String, Integer> kinds, String version, Integer poolSize, int connectionsNeeded,
-                               boolean listen, boolean listening, List<String> stalled, Duration heartbeatInterval) {
+                               boolean listen, boolean listening, List<String> stalled, Duration heartbeatInterval,
+                               int handlersRunning, long finishedLastMinute, long failedLastMinute) {
     }
 
     /** Writes the worker's row (inserting it if missing) with a fresh heartbeat; prunes rows dead for an hour. */
@@ -29,7 +30,8 @@ public record WorkerQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
         jdbc.update(sql.get("workerRegister"), p -> p.text(r.id()).text(r.id()).text(r.host()).int8(r.pid())
                 .text(queues).text(kinds).text(r.version()).int4(r.poolSize()).int4(r.connectionsNeeded())
                 .bool(r.listen()).bool(r.listening()).array("text", r.stalled())
-                .int8(Math.max(1, r.heartbeatInterval().toMillis())));
+                .int8(Math.max(1, r.heartbeatInterval().toMillis()))
+                .int4(r.handlersRunning()).int8(r.finishedLastMinute()).int8(r.failedLastMinute()));
     }
 
     /** Deletes the worker's row: what a graceful stop does. */
@@ -49,7 +51,9 @@ public record WorkerQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
                 rs.getInt("connections_needed"), rs.getBoolean("listen"), rs.getBoolean("listening"),
                 List.of((String[]) stalled.getArray()), Duration.ofMillis(rs.getLong("heartbeat_interval_ms")),
                 Jdbc.instant(rs, "started_at"), Jdbc.instant(rs, "heartbeat_at"), rs.getBoolean("live"),
-                rs.getLong("running"));
+                rs.getLong("running"), rs.getInt("handlers_running"), rs.getLong("finished_last_minute"),
+                rs.getLong("failed_last_minute"),
+                Duration.ofMillis(Math.max(0, Math.round(rs.getDouble("heartbeat_age_seconds") * 1000))));
     }
 
     private String write(Map<String, Integer> map) throws SQLException {

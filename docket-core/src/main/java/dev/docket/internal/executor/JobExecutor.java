@@ -58,6 +58,7 @@ public final class JobExecutor implements AutoCloseable {
     private final ScheduledExecutorService timeouts;
     private final TransactionalAttempts transactions;
     private final RecordedOutputs outputs;
+    private final RecentOutcomes recent = new RecentOutcomes();
 
     /**
      * {@code completer} may be null for an executor that only {@link #runHere runs jobs on the caller's thread};
@@ -81,6 +82,11 @@ public final class JobExecutor implements AutoCloseable {
         timer.setRemoveOnCancelPolicy(true);
         this.timeouts = timer;
         this.outputs = new RecordedOutputs(store.workflows(), codec, workerId);
+    }
+
+    /** Attempts this executor's started jobs finished in the last minute (not those {@link #runHere run here}). */
+    public RecentOutcomes.LastMinute lastMinute() {
+        return recent.lastMinute();
     }
 
     /**
@@ -147,6 +153,7 @@ public final class JobExecutor implements AutoCloseable {
             Outcome outcome = attempt(running);
             if (running.isCommitted()) {
                 observer.written(job, outcome);
+                recent.written(outcome);
                 inFlight.remove(running);
                 settled.run();
                 return;
@@ -163,6 +170,7 @@ public final class JobExecutor implements AutoCloseable {
             completer.submit(outcome, written -> {
                 if (written) {
                     observer.written(job, outcome);
+                    recent.written(outcome);
                 }
                 inFlight.remove(running);
                 settled.run();

@@ -15,15 +15,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The cluster's housekeeping, one round per interval: enqueues due slots of periodic jobs, makes
- * due scheduled jobs ready (and wakes their queues), rescues jobs whose lease expired, vacuums the
- * jobs table when dead rows pile up, and, less often, creates the coming days' history partitions,
- * drops expired ones, and deletes expired dead jobs and unique keys. Every step is idempotent and
- * takes rows with SKIP LOCKED, so several nodes running it at once do no harm.
+ * due scheduled jobs ready (and wakes their queues), rescues jobs whose lease expired, folds the
+ * outcome counters' deltas into their totals, vacuums the jobs table when dead rows pile up, and,
+ * less often, creates the coming days' history partitions, drops expired ones, and deletes expired
+ * dead jobs and unique keys. Every step is idempotent and takes rows with SKIP LOCKED, so several
+ * nodes running it at once do no harm.
  */
 public final class Maintainer extends PeriodicService {
 
     private static final Logger log = LoggerFactory.getLogger(Maintainer.class);
     private static final int PAGE = 1000;
+    /** Deltas are a few small columns: a page of them folds in milliseconds. */
+    private static final int FOLD_PAGE = 10_000;
     private static final Duration HOUSEKEEPING_INTERVAL = Duration.ofMinutes(10);
     /** About a second of dead rows at a few thousand jobs/s; fewer do not slow a claim down measurably. */
     static final long VACUUM_DEAD_ROWS = 10_000;
@@ -63,6 +66,7 @@ public final class Maintainer extends PeriodicService {
         cron.runOnce();
         promoteDue();
         rescueExpired();
+        foldJobCounts();
         deadJobReplayer.runOnce();
         vacuumIfDue();
         if (System.nanoTime() - nextHousekeeping >= 0) {
@@ -100,6 +104,21 @@ public final class Maintainer extends PeriodicService {
                 return total;
             }
             after = page.lastId();
+        }
+    }
+
+    /**
+     * Folds the outcome counters' deltas (one row per completion batch and queue and kind) into their
+     * totals; returns how many. Every round, so that the deltas stay about a round's worth of batches.
+     */
+    public int foldJobCounts() throws SQLException {
+        int total = 0;
+        while (true) {
+            int n = store.jobCounts().fold(FOLD_PAGE);
+            total += n;
+            if (n < FOLD_PAGE) {
+                return total;
+            }
         }
     }
 

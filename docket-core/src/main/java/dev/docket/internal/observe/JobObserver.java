@@ -31,13 +31,13 @@ public final class JobObserver {
      * The observer of a Docket.
      *
      * @param meterRegistry a Micrometer {@code MeterRegistry}, or null for no metrics
-     * @param kinds         the bounded kind label of the metrics
+     * @param kinds         the bounded kind label of the metrics, and of the spans' names and label attributes
      * @param openTelemetry an {@code OpenTelemetry}, or null for the global one when the API is on the class path
      */
     public static JobObserver create(Object meterRegistry, KindLabels kinds, Object openTelemetry) {
         JobMetrics metrics = meterRegistry == null ? null : MicrometerJobMetrics.of(meterRegistry, kinds);
-        JobTracing tracing = openTelemetry != null ? OtelJobTracing.of(openTelemetry)
-                : onClassPath(OPENTELEMETRY_API) ? OtelJobTracing.of(null) : null;
+        JobTracing tracing = openTelemetry != null ? OtelJobTracing.of(openTelemetry, kinds)
+                : onClassPath(OPENTELEMETRY_API) ? OtelJobTracing.of(null, kinds) : null;
         return metrics == null && tracing == null ? NONE : new JobObserver(metrics, tracing);
     }
 

@@ -25,7 +25,11 @@ import java.util.TreeMap;
  * Traces with the OpenTelemetry API. At enqueue, the current span's context goes into the job's
  * metadata as W3C {@code traceparent} (and {@code tracestate}); each attempt runs in a
  * {@link SpanKind#CONSUMER} span whose parent is that context, with the job's id, kind, queue and
- * attempt as attributes (never its payload), and a failure recorded on it.
+ * attempt as attributes (never its payload), and a failure recorded on it. The span's name and its
+ * {@code docket.queue} and {@code docket.kind} attributes are the job's metric labels, the kind bounded
+ * as the metrics bound it ({@link KindLabels}), so that span-derived metrics (an OpenTelemetry
+ * collector's spanmetrics) have the metrics' series and no more; {@code docket.job.kind} keeps the kind
+ * itself for searching traces.
  *
  * <p>Spans go to the {@link OpenTelemetry} given to the builder, else to the global one once the
  * application (or the Java agent) has set it; until then attempts record nothing. The global is
@@ -39,6 +43,9 @@ final class OtelJobTracing implements JobTracing {
     private static final String SCOPE = "dev.docket";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("docket.job.outcome");
+    /** The metrics' label names, prefixed as span attributes are. */
+    private static final AttributeKey<String> QUEUE_LABEL = AttributeKey.stringKey("docket.queue");
+    private static final AttributeKey<String> KIND_LABEL = AttributeKey.stringKey("docket.kind");
     private static final int MAX_STATUS_CHARS = 200;
 
     private static final TextMapGetter<JsonNode> METADATA = new TextMapGetter<>() {
@@ -56,16 +63,21 @@ final class OtelJobTracing implements JobTracing {
     };
 
     private final OpenTelemetry given;
+    private final KindLabels kinds;
     private volatile Tracer tracer;
 
-    /** @param given the application's OpenTelemetry, or null to use the global one once it is set */
-    OtelJobTracing(OpenTelemetry given) {
+    /**
+     * @param given the application's OpenTelemetry, or null to use the global one once it is set
+     * @param kinds the Docket's kind labels, shared with its metrics
+     */
+    OtelJobTracing(OpenTelemetry given, KindLabels kinds) {
         this.given = given;
+        this.kinds = kinds;
     }
 
     /** Casts here, so that callers need not name OpenTelemetry's types. */
-    static JobTracing of(Object openTelemetry) {
-        return new OtelJobTracing((OpenTelemetry) openTelemetry);
+    static JobTracing of(Object openTelemetry, KindLabels kinds) {
+        return new OtelJobTracing((OpenTelemetry) openTelemetry, kinds);
     }
 
     /**
@@ -88,7 +100,8 @@ final class OtelJobTracing implements JobTracing {
         if (t == null) {
             return null;
         }
-        Span span = t.spanBuilder("process " + job.kind())
+        String kindLabel = kinds.label(job.kind());
+        Span span = t.spanBuilder("process " + kindLabel)
                 .setSpanKind(SpanKind.CONSUMER)
                 .setParent(enqueueContext(job.metadata()))
                 .setAttribute("messaging.system", "docket")
@@ -99,6 +112,8 @@ final class OtelJobTracing implements JobTracing {
                 .setAttribute("docket.job.kind", job.kind())
                 .setAttribute("docket.job.queue", job.queue())
                 .setAttribute("docket.job.attempt", job.attempt())
+                .setAttribute(QUEUE_LABEL, job.queue())
+                .setAttribute(KIND_LABEL, kindLabel)
                 .startSpan();
         return new Attempt(span, span.makeCurrent());
     }

@@ -20,9 +20,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The gauges read from the database, refreshed on a timer (never per scrape, so scrapes stay cheap
  * and cannot pile queries onto the database): live jobs by queue, kind and state, each queue and
- * kind's lag (seconds its oldest ready job has been due), and the jobs table's vacuum debt. Kinds
- * beyond the label limit are summed into {@code other} (their lag is the largest). A queue or kind
- * that no longer has live jobs reads 0.
+ * kind's lag (seconds its oldest ready job has been due), each queue's backlog (jobs a worker could
+ * claim now: ready, and scheduled ones already due; what autoscalers read), and the jobs table's
+ * vacuum debt. Kinds beyond the label limit are summed into {@code other} (their lag is the
+ * largest). A queue or kind that no longer has live jobs reads 0.
  */
 public final class QueueGauges extends PeriodicService {
 
@@ -33,6 +34,7 @@ public final class QueueGauges extends PeriodicService {
     private final KindLabels kinds;
     private final GaugeTable jobs;
     private final GaugeTable lag;
+    private final GaugeTable backlog;
     private volatile double deadTuples = Double.NaN;
     private volatile double vacuumAgeSeconds = Double.NaN;
 
@@ -43,6 +45,8 @@ public final class QueueGauges extends PeriodicService {
         this.jobs = new GaugeTable(registry, "docket.jobs", "Live jobs by queue, kind and state", null, 0);
         this.lag = new GaugeTable(registry, "docket.queue.lag",
                 "Seconds the oldest ready job of the queue and kind has been due", "seconds", 0);
+        this.backlog = new GaugeTable(registry, "docket.queue.backlog",
+                "Jobs of the queue a worker could claim now: ready, and scheduled ones already due", null, 0);
         Gauge.builder("docket.jobs.table.dead.tuples", this, g -> g.deadTuples)
                 .description("Dead row versions in the jobs table (vacuum debt)").register(registry);
         Gauge.builder("docket.jobs.table.vacuum.age", this, g -> g.vacuumAgeSeconds).baseUnit("seconds")
@@ -68,7 +72,9 @@ public final class QueueGauges extends PeriodicService {
             throw e;
         }
         Map<List<String>, double[]> byLabels = new LinkedHashMap<>();
+        Map<Tags, Double> backlogs = new HashMap<>();
         for (StatsQueries.LiveCounts c : live) {
+            backlogs.merge(Tags.of("queue", c.queue()), (double) (c.ready() + c.overdue()), Double::sum);
             double[] f = byLabels.computeIfAbsent(List.of(c.queue(), kinds.label(c.kind())), k -> new double[4]);
             f[0] += c.scheduled();
             f[1] += c.ready();
@@ -86,6 +92,7 @@ public final class QueueGauges extends PeriodicService {
         });
         jobs.update(jobCounts);
         lag.update(lags);
+        backlog.update(backlogs);
         StatsQueries.VacuumDebt debt = stats.jobsTableVacuum();
         deadTuples = debt.deadTuples();
         vacuumAgeSeconds = debt.vacuumAgeSeconds() == null ? Double.NaN : debt.vacuumAgeSeconds();

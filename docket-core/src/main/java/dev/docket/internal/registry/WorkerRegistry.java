@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps this worker's row in the {@code workers} table: written at start and every heartbeat interval
- * (with what may change: whether the listener is up, which services are stalled), deleted when the
+ * (with what may change: whether the listener is up, which services are stalled, its handlers running
+ * now and the attempts it finished in the last minute), deleted when the
  * worker stops gracefully. Doctor, "why is this job not running?" and {@code strictKinds} read the rows;
  * none of them guesses liveness from jobs. One short statement per round, on no job's path.
  */
@@ -44,21 +45,27 @@ public final class WorkerRegistry extends PeriodicService {
         }
     }
 
+    /** What a worker is doing at a round: handlers running now, attempts finished and failed in the last minute. */
+    public record Activity(int handlersRunning, long finishedLastMinute, long failedLastMinute) {
+    }
+
     private final Database store;
     private final Identity identity;
     private final BooleanSupplier listening;
     private final Supplier<List<String>> stalled;
+    private final Supplier<Activity> activity;
     private final Duration interval;
     private final String host = hostName();
     private final long pid = ManagementFactory.getRuntimeMXBean().getPid();
 
     public WorkerRegistry(Database store, Identity identity, BooleanSupplier listening, Supplier<List<String>> stalled,
-                          Duration interval) {
+                          Supplier<Activity> activity, Duration interval) {
         super("docket-registry-" + identity.workerId(), interval, new Backoff(interval, interval), log);
         this.store = store;
         this.identity = identity;
         this.listening = listening;
         this.stalled = stalled;
+        this.activity = activity;
         this.interval = interval;
     }
 
@@ -86,9 +93,10 @@ public final class WorkerRegistry extends PeriodicService {
     @Override
     public void runOnce() throws SQLException {
         Integer poolSize = PoolSize.of(store.dataSource()).stream().boxed().findFirst().orElse(null);
+        Activity now = activity.get();
         store.workers().register(new Registration(identity.workerId(), host, pid, identity.queues(), identity.kinds(),
                 version(), poolSize, identity.connectionsNeeded(), identity.listen(), listening.getAsBoolean(),
-                stalled.get(), interval));
+                stalled.get(), interval, now.handlersRunning(), now.finishedLastMinute(), now.failedLastMinute()));
     }
 
     /** A graceful stop leaves no row behind: a worker that is gone on purpose is not reported as stopped. */

@@ -26,10 +26,17 @@ public final class OperationsViews {
     public record Finding(String check, String severity, String subject, String cause, String evidence, String fix) {
     }
 
+    /**
+     * One registered worker: {@code running} counts the jobs locked by it (the jobs table, claimed-ahead
+     * ones included); {@code concurrency}, {@code handlersRunning}, {@code finishedLastMinute} and
+     * {@code failedLastMinute} are what its last heartbeat wrote ({@link WorkerInfo}), and
+     * {@code heartbeatAgeSeconds} how long ago that was by the database clock.
+     */
     public record Worker(String id, String host, long pid, Map<String, Integer> queues, Map<String, Integer> kinds,
                          String version, Integer poolSize, int connectionsNeeded, boolean listen, boolean listening,
                          List<String> stalled, long heartbeatIntervalMillis, Instant startedAt, Instant heartbeatAt,
-                         boolean live, long running) {
+                         boolean live, long running, int concurrency, int handlersRunning, long finishedLastMinute,
+                         long failedLastMinute, double heartbeatAgeSeconds) {
     }
 
     public record Workers(List<Worker> workers) {
@@ -57,7 +64,8 @@ public final class OperationsViews {
     public static Worker worker(WorkerInfo w) {
         return new Worker(w.id(), w.host(), w.pid(), w.queues(), w.kinds(), w.version(), w.poolSize(),
                 w.connectionsNeeded(), w.listen(), w.listening(), w.stalled(), w.heartbeatInterval().toMillis(),
-                w.startedAt(), w.heartbeatAt(), w.live(), w.running());
+                w.startedAt(), w.heartbeatAt(), w.live(), w.running(), w.concurrency(), w.handlersRunning(),
+                w.finishedLastMinute(), w.failedLastMinute(), w.heartbeatAge().toMillis() / 1000.0);
     }
 
     public static Explanation explanation(JobExplanation e) {

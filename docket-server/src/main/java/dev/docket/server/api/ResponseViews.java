@@ -70,8 +70,9 @@ public final class ResponseViews {
     public record JobStatus(long id, String state) {
     }
 
-    /** One queue and kind's numbers. */
-    public record Stats(String queue, String kind, long scheduled, long ready, long running, double lagSeconds,
+    /** One queue and kind's numbers; {@code backlog} is {@code ready + overdue}, what autoscalers read. */
+    public record Stats(String queue, String kind, long scheduled, long ready, long running, long overdue, long backlog,
+                        double lagSeconds,
                         long completedPerMinute, long failedPerMinute, long dead, long deadLast24h,
                         Double pickupP50Millis, Double pickupP99Millis) {
     }
@@ -132,9 +133,9 @@ public final class ResponseViews {
 
     /** The view of one queue and kind's statistics. */
     public static Stats stats(QueueStats s) {
-        return new Stats(s.queue(), s.kind(), s.scheduled(), s.ready(), s.running(), s.oldestReadyAgeSeconds(),
-                s.completedLastMinute(), s.failedLastMinute(), s.dead(), s.deadLast24h(), s.pickupP50Millis(),
-                s.pickupP99Millis());
+        return new Stats(s.queue(), s.kind(), s.scheduled(), s.ready(), s.running(), s.overdue(), s.backlog(),
+                s.oldestReadyAgeSeconds(), s.completedLastMinute(), s.failedLastMinute(), s.dead(), s.deadLast24h(),
+                s.pickupP50Millis(), s.pickupP99Millis());
     }
 
     /** The view of a group of dead jobs. */

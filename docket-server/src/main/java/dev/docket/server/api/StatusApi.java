@@ -1,11 +1,13 @@
 package dev.docket.server.api;
 
 import dev.docket.Docket;
+import dev.docket.QueueStats;
 import dev.docket.server.metrics.QueueMetrics;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
 
 /**
  * The operational endpoints: {@code /health} (the process answers), {@code /ready} (the database
@@ -48,8 +50,10 @@ public record StatusApi(Docket docket, QueueMetrics metrics) {
         ctx.json(new Ready("ready", version));
     }
 
+    /** Read now; the per-minute figures are the cluster counters' rates ({@link QueueMetrics#withClusterRates}). */
     private void stats(Context ctx) {
-        ctx.json(new ResponseViews.StatsList(docket.admin().stats().stream().map(ResponseViews::stats).toList()));
+        List<QueueStats> stats = metrics.withClusterRates(docket.admin().stats());
+        ctx.json(new ResponseViews.StatsList(stats.stream().map(ResponseViews::stats).toList()));
     }
 
     private static void openApi(Context ctx) throws IOException {

@@ -5,10 +5,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-/** Option value types: durations such as {@code 30s}, instants, and {@code NAME[=CONCURRENCY]} queues. */
+/**
+ * Option value types: durations such as {@code 30s}, instants, {@code NAME[=CONCURRENCY]} queues and
+ * {@code HOST:PORT} addresses.
+ */
 final class Converters {
 
     private Converters() {
@@ -134,6 +139,40 @@ final class Converters {
                 throw new TypeConversionException(e.getMessage());
             }
             return new QueueSpec(name, concurrency);
+        }
+    }
+
+    /** An address to listen on: a host (a name, an IPv4 address, or an IPv6 one in brackets) and a port. */
+    record ListenAddress(String host, int port) {
+
+        @Override
+        public String toString() {
+            return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+        }
+    }
+
+    /**
+     * {@code HOST:PORT}, {@code [IPV6]:PORT}; port 0 picks a free one. The host is a DNS name or an IP
+     * address: letters, digits, {@code .}, {@code -} and {@code _} (and {@code :} inside brackets), at most
+     * 253 characters. Whether it is an address of this machine shows when the command binds it.
+     */
+    static final class ListenAddressConverter implements ITypeConverter<ListenAddress> {
+
+        private static final Pattern ADDRESS =
+                Pattern.compile("(?:\\[([0-9A-Fa-f:.]{2,45})]|([A-Za-z0-9._-]{1,253})):([0-9]{1,5})");
+
+        @Override
+        public ListenAddress convert(String value) {
+            Matcher m = ADDRESS.matcher(value);
+            if (!m.matches()) {
+                throw new TypeConversionException("'" + clip(value) + "' is not HOST:PORT (such as 127.0.0.1:9400, "
+                        + "0.0.0.0:9400 or [::1]:9400)");
+            }
+            int port = Integer.parseInt(m.group(3));
+            if (port > 65_535) {
+                throw new TypeConversionException("the port must be from 0 to 65535, was " + port);
+            }
+            return new ListenAddress(m.group(1) != null ? m.group(1) : m.group(2), port);
         }
     }
 

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
@@ -52,7 +53,8 @@ final class DemoCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--port", paramLabel = "PORT", defaultValue = "8080", order = 1,
-            description = "The dashboard and API port on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
+            description = "The dashboard and API port on 127.0.0.1 (default: ${DEFAULT-VALUE}); worker N serves its "
+                    + "metrics on PORT+N.")
     int port;
 
     @Option(names = "--jobs-per-second", paramLabel = "N", defaultValue = "25", order = 2,
@@ -81,10 +83,16 @@ final class DemoCommand implements Callable<Integer> {
         if (workers < 0 || workers > 16) {
             throw CommandFailure.usage("--workers must be from 0 to 16, was " + workers);
         }
+        if (port > 65535 - workers) {
+            throw CommandFailure.usage("--port must be at most " + (65535 - workers) + " with " + workers
+                    + " workers: they serve their metrics on the ports after it, was " + port);
+        }
         if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
             throw CommandFailure.usage("--lease must be at least 1s, was " + lease);
         }
-        checkPortFree();
+        for (int p = port; p <= port + workers; p++) {
+            checkPortFree(p);
+        }
         PrintWriter out = spec.commandLine().getOut();
         Deque<AutoCloseable> started = new ArrayDeque<>();
         return lifetime.run("demo", () -> {
@@ -122,7 +130,8 @@ final class DemoCommand implements Callable<Integer> {
                 DemoLog log = new DemoLog(out);
                 WorkerProcesses processes = new WorkerProcesses(List.of("--database-url", jdbcUrl, "--schema", SCHEMA,
                         "--queue", "default=16", "--queue", "email=4", "--queue", "reports=3", "--lease", Converters.format(lease),
-                        "--shutdown-grace", "5s", "--no-maintenance"), workers, lease, Duration.ofSeconds(20), log);
+                        "--shutdown-grace", "5s", "--no-maintenance"), workers, port + 1, lease, Duration.ofSeconds(20),
+                        log);
                 started.push(processes);
                 processes.start();
                 DemoTraffic traffic = new DemoTraffic(docket, jobsPerSecond, log, RandomGenerator.getDefault());
@@ -131,7 +140,7 @@ final class DemoCommand implements Callable<Integer> {
 
                 banner(out, server, token, jdbcUrl, pg.runDirectory(), processes);
                 while (!lifetime.awaitStop(Duration.ofSeconds(15))) {
-                    status(out, docket, processes);
+                    status(out, docket, server, processes);
                 }
                 say(out, "[demo] stopping: producer, then workers (SIGTERM; they drain), server, PostgreSQL ...");
             } finally {
@@ -147,12 +156,16 @@ final class DemoCommand implements Callable<Integer> {
         lifetime.stop();
     }
 
-    private void checkPortFree() {
+    /** The dashboard's port, and the workers' metrics ports after it. */
+    private void checkPortFree(int p) {
         try (ServerSocket socket = new ServerSocket()) {
             socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(HOST, port));
+            socket.bind(new InetSocketAddress(HOST, p));
         } catch (IOException e) {
-            throw CommandFailure.failed("port " + port + " on " + HOST + " is in use: pass --port to pick another");
+            String needed = p == port ? "" : " (the dashboard's port " + port + " and the " + workers
+                    + " after it are needed, for the workers' metrics)";
+            throw CommandFailure.failed("port " + p + " on " + HOST + " is in use" + needed
+                    + ": pass --port to pick another");
         }
     }
 
@@ -160,7 +173,7 @@ final class DemoCommand implements Callable<Integer> {
                         WorkerProcesses processes) {
         String pids = processes.pids().entrySet().stream()
                 .map(e -> "worker-" + e.getKey() + " pid " + e.getValue()).collect(Collectors.joining(", "));
-        say(out, String.join("\n",
+        List<String> lines = new ArrayList<>(List.of(
                 "",
                 "  Docket demo is running.",
                 "",
@@ -168,20 +181,28 @@ final class DemoCommand implements Callable<Integer> {
                 "  Login token  " + token + "   (admin; generated for this run)",
                 "",
                 "  API          curl -H 'Authorization: Bearer " + token + "' " + server.baseUrl() + "/api/stats",
+                "  Metrics      curl -H 'Authorization: Bearer " + token + "' " + server.baseUrl() + "/metrics",
+                "               the cluster's totals (docket_cluster_jobs_completed_total ...), backlog and workers;",
+                "               each worker's own, without a token:" + (processes.pids().isEmpty() ? " none" : "")));
+        processes.pids().keySet().forEach(n -> lines.add("               worker-" + n + "  " + processes.metricsUrl(n)
+                + "  (and /health, /ready)"));
+        lines.addAll(List.of(
                 "  Database     " + jdbcUrl + "  (schema " + SCHEMA + ")",
                 "               in " + runDirectory + ", stopped and deleted when the demo ends, however it ends",
                 "               e.g. docket stats --database-url '" + jdbcUrl + "'",
                 "  Workers      " + (pids.isEmpty() ? "none" : pids) + "  (separate JVMs, lease " + Converters.format(lease) + ")",
                 "               kill -9 one: its jobs come back after the lease; a new worker starts "
-                        + WorkerProcesses.RESTART_DELAY.toSeconds() + "s later.",
+                        + WorkerProcesses.RESTART_DELAY.toSeconds() + "s later, on the same metrics port.",
                 "",
                 "  Ctrl-C stops everything.",
                 ""));
+        say(out, String.join("\n", lines));
     }
 
-    private void status(PrintWriter out, Docket docket, WorkerProcesses processes) {
+    /** One line every 15 s; completed and failed per minute are the cluster counters' rates, as on the dashboard. */
+    private void status(PrintWriter out, Docket docket, DocketServer server, WorkerProcesses processes) {
         try {
-            List<QueueStats> stats = docket.admin().stats();
+            List<QueueStats> stats = server.metrics().withClusterRates(docket.admin().stats());
             long scheduled = 0;
             long ready = 0;
             long running = 0;

@@ -23,8 +23,8 @@ import picocli.CommandLine.IVersionProvider;
         sortOptions = false, usageHelpAutoWidth = true,
         description = "A background-job queue that lives in PostgreSQL: demo, server, workers and operations.",
         subcommands = {DemoCommand.class, ServeCommand.class, WorkerCommand.class, MigrateCommand.class, QueueCommand.class,
-                EnqueueCommand.class, JobCommand.class, StatsCommand.class, DlqCommand.class, DoctorCommand.class,
-                SloCommand.class, RateLimitCommand.class, BenchCommand.class, WorkflowCommand.class,
+                EnqueueCommand.class, JobCommand.class, StatsCommand.class, WorkersCommand.class, DlqCommand.class,
+                DoctorCommand.class, SloCommand.class, RateLimitCommand.class, BenchCommand.class, WorkflowCommand.class,
                 HelpCommand.class},
         footerHeading = "%nExamples:%n",
         footer = {

@@ -1,19 +1,22 @@
 package dev.docket.server.cli;
 
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
  * How a long-running command (serve, worker, demo) lives: it runs until SIGTERM or SIGINT (Ctrl-C)
  * or {@link #stop()}, then closes what it started, and only then lets the JVM exit. The shutdown
- * hook waits for the command's cleanup, up to {@link #CLEANUP_LIMIT_SECONDS}.
+ * hook waits for the command's cleanup, up to {@link #CLEANUP_LIMIT_SECONDS} unless the command
+ * allows more ({@link #allowCleanup}).
  */
 final class Lifetime {
 
-    /** The longest the JVM waits at a signal for the command to close what it started. */
+    /** The longest the JVM waits at a signal for the command to close what it started, by default. */
     static final int CLEANUP_LIMIT_SECONDS = 90;
 
     private final CountDownLatch stopRequested = new CountDownLatch(1);
+    private volatile Duration cleanupLimit = Duration.ofSeconds(CLEANUP_LIMIT_SECONDS);
     private final CountDownLatch cleanedUp = new CountDownLatch(1);
     private Thread hook;
 
@@ -45,12 +48,27 @@ final class Lifetime {
         hook = new Thread(() -> {
             stopRequested.countDown();
             try {
-                cleanedUp.await(CLEANUP_LIMIT_SECONDS, TimeUnit.SECONDS);
+                cleanedUp.await(cleanupLimit.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }, "docket-" + name + "-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+    }
+
+    /**
+     * Lets the shutdown hook wait up to {@code limit} for the cleanup, when that is longer than
+     * {@link #CLEANUP_LIMIT_SECONDS}: a worker draining jobs for its whole shutdown grace.
+     */
+    void allowCleanup(Duration limit) {
+        if (limit.compareTo(cleanupLimit) > 0) {
+            cleanupLimit = limit;
+        }
+    }
+
+    /** How long the shutdown hook waits for the cleanup. */
+    Duration cleanupLimit() {
+        return cleanupLimit;
     }
 
     /** Blocks until a signal or {@link #stop()}. */
@@ -59,7 +77,7 @@ final class Lifetime {
     }
 
     /** Waits up to {@code timeout} for a signal or {@link #stop()}; true if one came. */
-    boolean awaitStop(java.time.Duration timeout) throws InterruptedException {
+    boolean awaitStop(Duration timeout) throws InterruptedException {
         return stopRequested.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 

@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
 
 /** {@code docket stats}: what each queue and kind is doing, cluster-wide. */
 @Command(name = "stats", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Prints what each queue and kind is doing across the cluster: jobs by state, lag (how long "
+        description = {"Prints what each queue and kind is doing across the cluster: jobs by state, the backlog "
+                + "(ready, and scheduled jobs already due: what autoscalers read), lag (how long "
                 + "the oldest ready job has waited), completed and failed in the last minute, dead-letter size and "
                 + "its growth in 24 h, and pickup latency (due to claimed) p50/p99 over the last 5 minutes."})
 final class StatsCommand extends DatabaseCommand {
@@ -30,10 +31,11 @@ final class StatsCommand extends DatabaseCommand {
         if (stats.isEmpty()) {
             return println("No jobs: every queue is empty, and the history and dead-letter tables too.");
         }
-        Table table = new Table("QUEUE", "KIND", "SCHEDULED>", "READY>", "RUNNING>", "LAG>", "DONE/MIN>",
+        Table table = new Table("QUEUE", "KIND", "SCHEDULED>", "READY>", "RUNNING>", "BACKLOG>", "LAG>", "DONE/MIN>",
                 "FAILED/MIN>", "DEAD>", "DEAD 24H>", "PICKUP P50>", "P99>");
         for (QueueStats s : stats) {
-            table.row(s.queue(), s.kind(), s.scheduled(), s.ready(), s.running(), seconds(s.oldestReadyAgeSeconds()),
+            table.row(s.queue(), s.kind(), s.scheduled(), s.ready(), s.running(), s.backlog(),
+                    seconds(s.oldestReadyAgeSeconds()),
                     s.completedLastMinute(), s.failedLastMinute(), s.dead(), s.deadLast24h(),
                     millis(s.pickupP50Millis()), millis(s.pickupP99Millis()));
         }

@@ -1,10 +1,14 @@
 package dev.docket.server.cli;
 
 import dev.docket.Worker;
+import dev.docket.server.metrics.QueueMetrics;
+import dev.docket.server.metrics.WorkerEndpoint;
 import dev.docket.server.spi.HandlerProvider;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
 import java.net.MalformedURLException;
+import java.net.ServerSocket;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
@@ -50,7 +54,8 @@ final class WorkerCommand extends DatabaseCommand {
     @Option(names = "--shutdown-grace", paramLabel = "DURATION", defaultValue = "10s", order = 3,
             converter = Converters.DurationConverter.class,
             description = "How long running jobs may finish at shutdown before they are interrupted and given back "
-                    + "(default: ${DEFAULT-VALUE}).")
+                    + "(default: ${DEFAULT-VALUE}). At SIGTERM the process waits for this grace, then up to 60 s more "
+                    + "while the interrupted jobs are given back and the last outcomes written.")
     Duration shutdownGrace;
 
     @Option(names = "--handlers", paramLabel = "JAR", order = 4,
@@ -74,12 +79,23 @@ final class WorkerCommand extends DatabaseCommand {
                     + "and a few for handlers).")
     Integer poolSize;
 
+    @Option(names = "--metrics-address", paramLabel = "HOST:PORT", order = 9,
+            converter = Converters.ListenAddressConverter.class,
+            description = "Serve this worker's /metrics (Prometheus: its job counters and histograms, its JVM), /health "
+                    + "and /ready on HOST:PORT, e.g. 127.0.0.1:9400, or 0.0.0.0:9400 for a scraper on another host (no "
+                    + "token: it shows no payload). Port 0 picks a free one. Default: off. The cluster's totals are on "
+                    + "the server's /metrics.")
+    Converters.ListenAddress metricsAddress;
+
     /**
      * Set by {@code docket demo}: exit at once when standard input ends, which is when the demo, the only
      * holder of the pipe's other end, is gone however it ended (see {@link #exitWhenStdinEnds()}).
      */
     @Option(names = "--exit-with-parent", hidden = true)
     boolean exitWithParent;
+
+    /** What a stopping worker may take beyond its grace: interrupting, releasing and writing the last outcomes. */
+    static final Duration CLEANUP_AFTER_GRACE = Duration.ofSeconds(60);
 
     final Lifetime lifetime = new Lifetime();
 
@@ -106,13 +122,21 @@ final class WorkerCommand extends DatabaseCommand {
             exitWhenStdinEnds();
         }
         PrintWriter out = spec.commandLine().getOut();
+        // At SIGTERM (a pod scaled down) the JVM waits for the handlers' whole grace, then for the outcomes.
+        lifetime.allowCleanup(shutdownGrace.plus(CLEANUP_AFTER_GRACE));
         return lifetime.run("worker", () -> {
-            try (Database db = database.open(pool, builder -> {
-                if (demo != null) {
-                    demo.configure(builder);
-                }
-                providers.forEach(p -> p.configure(builder));
-            })) {
+            // The endpoint first: an address in use ends the command with its one line, before any job is claimed.
+            try (WorkerEndpoint endpoint = metricsAddress == null ? null : startEndpoint();
+                 Database db = database.open(pool, builder -> {
+                     if (endpoint != null) {
+                         // The server reads the database gauges once for the cluster; each worker only its own meters.
+                         builder.meterRegistry(endpoint.registry()).databaseGauges(false);
+                     }
+                     if (demo != null) {
+                         demo.configure(builder);
+                     }
+                     providers.forEach(p -> p.configure(builder));
+                 })) {
                 db.requireCurrentSchema();
                 Worker.Builder builder = db.docket().worker()
                         .lease(lease)
@@ -130,8 +154,16 @@ final class WorkerCommand extends DatabaseCommand {
                             served.stream().map(Object::toString).collect(Collectors.joining(", ")), Converters.format(lease),
                             describe(providers, demo != null),
                             replaced.isEmpty() ? "" : " (yours replace the demo's " + String.join(", ", replaced) + ")");
+                    if (endpoint != null) {
+                        endpoint.serve(worker);
+                        out.printf("docket worker %s: metrics at %s/metrics, health at %s/health and %s/ready%n",
+                                worker.workerId(), endpoint.baseUrl(), endpoint.baseUrl(), endpoint.baseUrl());
+                    }
                     out.flush();
                     lifetime.awaitStop();
+                    if (endpoint != null) {
+                        endpoint.stopping();
+                    }
                     out.printf("docket worker %s: stopping (grace %s) ...%n", worker.workerId(),
                             Converters.format(shutdownGrace));
                     out.flush();
@@ -162,6 +194,27 @@ final class WorkerCommand extends DatabaseCommand {
             }
             Runtime.getRuntime().halt(1);
         });
+    }
+
+    private WorkerEndpoint startEndpoint() {
+        String at = metricsAddress.toString();
+        if (metricsAddress.port() != 0) {
+            // Javalin logs a failed bind at ERROR with a stack trace before it throws: found here first, in one line.
+            try (ServerSocket probe = new ServerSocket()) {
+                probe.bind(new InetSocketAddress(metricsAddress.host(), metricsAddress.port()));
+            } catch (IOException | IllegalArgumentException e) {
+                throw CommandFailure.failed("cannot serve metrics on " + at + ": " + reason(e));
+            }
+        }
+        try {
+            return WorkerEndpoint.start(metricsAddress.host(), metricsAddress.port(), QueueMetrics.registryFor());
+        } catch (RuntimeException e) {
+            throw CommandFailure.failed("cannot serve metrics on " + at + ": " + ErrorMessages.oneLine(e.getMessage()));
+        }
+    }
+
+    private static String reason(Exception e) {
+        return e instanceof IOException io ? ErrorMessages.io(io) : ErrorMessages.oneLine(e.getMessage());
     }
 
     /** Stops a worker started in this JVM, as SIGTERM would. */

@@ -16,8 +16,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The demo's worker JVMs: each runs {@code docket worker} from this JVM's class path, its output
- * printed with a {@code [worker-N]} prefix. A worker that dies (say, {@code kill -9}) is reported
+ * The demo's worker JVMs: each runs {@code docket worker} from this JVM's class path, serving its own
+ * metrics on a port of its own, its output printed with a {@code [worker-N]} prefix. A worker that dies (say, {@code kill -9}) is reported
  * and started again after {@link #RESTART_DELAY}; its jobs stay running until their lease expires
  * and the maintenance leader gives them back. {@link #close()} sends SIGTERM to all and waits for
  * them to drain. Should this JVM die without closing (SIGKILL), each worker sees its stdin end and
@@ -29,6 +29,7 @@ final class WorkerProcesses implements AutoCloseable {
 
     private final List<String> workerArgs;
     private final int count;
+    private final int firstMetricsPort;
     private final Duration lease;
     private final Duration drainLimit;
     private final DemoLog log;
@@ -39,12 +40,16 @@ final class WorkerProcesses implements AutoCloseable {
     private volatile boolean stopping;
 
     /**
-     * @param workerArgs  the arguments after {@code worker}
-     * @param drainLimit  how long {@link #close()} waits for a worker to drain before killing it
+     * @param workerArgs       the arguments after {@code worker}
+     * @param firstMetricsPort worker N serves its metrics on 127.0.0.1, port {@code firstMetricsPort + N - 1}
+     *                         (a restarted worker on the same one, so its URL stays valid)
+     * @param drainLimit       how long {@link #close()} waits for a worker to drain before killing it
      */
-    WorkerProcesses(List<String> workerArgs, int count, Duration lease, Duration drainLimit, DemoLog log) {
+    WorkerProcesses(List<String> workerArgs, int count, int firstMetricsPort, Duration lease, Duration drainLimit,
+                    DemoLog log) {
         this.workerArgs = List.copyOf(workerArgs);
         this.count = count;
+        this.firstMetricsPort = firstMetricsPort;
         this.lease = lease;
         this.drainLimit = drainLimit;
         this.log = log;
@@ -63,6 +68,11 @@ final class WorkerProcesses implements AutoCloseable {
         return pids;
     }
 
+    /** Where worker {@code n} serves its metrics. */
+    String metricsUrl(int n) {
+        return "http://127.0.0.1:" + (firstMetricsPort + n - 1) + "/metrics";
+    }
+
     long alive() {
         return processes.values().stream().filter(Process::isAlive).count();
     }
@@ -77,6 +87,7 @@ final class WorkerProcesses implements AutoCloseable {
         command.add(DocketCommand.class.getName());
         command.add("worker");
         command.addAll(workerArgs);
+        command.addAll(List.of("--metrics-address", "127.0.0.1:" + (firstMetricsPort + n - 1)));
         // The worker halts when its stdin, a pipe whose other end only this JVM holds, ends: at once when
         // this JVM dies, however. So that end stays open (never Process.destroy() or getOutputStream().close()).
         command.add("--exit-with-parent");

@@ -11,8 +11,9 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
- * The last hour of throughput and failures per queue, as the metrics refresher samples them, so a
- * dashboard opened now can draw the hour before it opened. Held in memory: a restarted server
+ * The last hour of throughput and failures per queue, as the metrics refresher samples them (the rates
+ * of the cluster's counters, {@code QueueMetrics.withClusterRates}), so a dashboard opened now can draw
+ * the hour before it opened. Held in memory: a restarted server
  * starts a fresh history. Samples are aged on this JVM's monotonic clock and served as "seconds
  * ago", so the browser's clock (whatever it says) only places them relative to its own now.
  */

@@ -2,24 +2,22 @@ package dev.docket.server.metrics;
 
 import dev.docket.Docket;
 import dev.docket.DocketAdmin;
+import dev.docket.OutcomeTotals;
 import dev.docket.QueueStats;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
@@ -35,9 +33,12 @@ import org.slf4j.LoggerFactory;
  * {@link DocketAdmin#stats()} on a timer (never per scrape, so scrapes stay cheap and cannot pile
  * queries onto the database). Labels are queue and kind only: never anything from a payload.
  *
- * <p>{@code docket_jobs} and {@code docket_queue_lag_seconds} come from the library when the Docket
- * has this registry; for a Docket without one the server computes them itself. Every {@code kind}
- * label is the Docket's ({@link Docket#metricsKindLabel}): bounded, the rest reported as {@code other}.
+ * <p>{@code docket_jobs}, {@code docket_queue_lag_seconds} and {@code docket_queue_backlog} come from
+ * the library when the Docket has this registry; for a Docket without one the server computes them
+ * itself. The cluster's counters and worker gauges ({@link ClusterMetrics}) are the server's alone,
+ * and the per-minute figures ({@code docket_completed_per_minute}, {@code docket_failed_per_minute},
+ * the dashboard's) are rates of those counters ({@link #withClusterRates}). Every {@code kind} label is
+ * the Docket's ({@link Docket#metricsKindLabel}): bounded, the rest reported as {@code other}.
  */
 public final class QueueMetrics implements AutoCloseable {
 
@@ -48,10 +49,14 @@ public final class QueueMetrics implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
     /** Whether this registry is the Docket's, which this server then does not close. */
     private final boolean shared;
-    private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+    private final JvmMetrics jvmMetrics;
     private final AtomicReference<List<QueueStats>> latest = new AtomicReference<>(List.of());
     private final List<QueueGauge> gauges = new ArrayList<>();
     private final List<Consumer<List<QueueStats>>> listeners = new CopyOnWriteArrayList<>();
+    private final ClusterMetrics cluster;
+    private final Throughput throughput = new Throughput(System::nanoTime);
+    /** Each queue's backlog, when the library does not report it (a Docket without this registry). */
+    private final Map<String, AtomicReference<Double>> backlogs = new ConcurrentHashMap<>();
     private final Thread refresher;
     private volatile boolean running = true;
 
@@ -78,13 +83,8 @@ public final class QueueMetrics implements AutoCloseable {
                 .map(PrometheusMeterRegistry.class::cast).orElse(null);
         this.shared = given != null;
         this.registry = shared ? given : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        new JvmMemoryMetrics().bindTo(registry);
-        gcMetrics.bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ClassLoaderMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        new UptimeMetrics().bindTo(registry);
-        new FileDescriptorMetrics().bindTo(registry);
+        this.jvmMetrics = new JvmMetrics(registry);
+        this.cluster = new ClusterMetrics(registry, kindLabel);
         if (!shared) {
             jobsGauge("scheduled", QueueStats::scheduled);
             jobsGauge("ready", QueueStats::ready);
@@ -92,9 +92,10 @@ public final class QueueMetrics implements AutoCloseable {
             gauge("docket.queue.lag", "Seconds the oldest ready job has been due", "seconds", false,
                     QueueStats::oldestReadyAgeSeconds);
         }
-        gauge("docket.completed.per.minute", "Jobs completed in the last minute", null, true,
-                QueueStats::completedLastMinute);
-        gauge("docket.failed.per.minute", "Attempts failed in the last minute", null, true, QueueStats::failedLastMinute);
+        gauge("docket.completed.per.minute", "Jobs completed per minute over the last minute (the cluster counter's rate)",
+                null, true, QueueStats::completedLastMinute);
+        gauge("docket.failed.per.minute", "Attempts failed per minute over the last minute (the cluster counter's rate)",
+                null, true, QueueStats::failedLastMinute);
         gauge("docket.dead.jobs", "Jobs in the dead-letter table", null, true, QueueStats::dead);
         gauge("docket.dead.jobs.last.24h", "Jobs that died in the last 24 hours", null, true, QueueStats::deadLast24h);
         gauge("docket.pickup.latency.p50", "Median due-to-claimed time, last 5 minutes", "seconds", false,
@@ -125,10 +126,27 @@ public final class QueueMetrics implements AutoCloseable {
         return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     }
 
-    /** Recomputes the gauges now. Kinds are labelled as the Docket's metrics label them (bounded, then {@code other}). */
-    public void refresh() {
-        List<QueueStats> stats = admin.stats();
+    /**
+     * Recomputes the gauges now, and reads the cluster's counters and workers. Kinds are labelled as the
+     * Docket's metrics label them (bounded, then {@code other}). One refresh at a time: the counters
+     * are raised to what each read found, and an older read landing after a newer one must not count.
+     */
+    public synchronized void refresh() {
+        List<OutcomeTotals> totals = admin.outcomeTotals();
+        throughput.record(totals);
+        cluster.update(totals, admin.workers());
+        List<QueueStats> stats = withClusterRates(admin.stats());
         latest.set(stats);
+        if (!shared) {
+            Map<String, Double> byQueue = new HashMap<>();
+            stats.forEach(s -> byQueue.merge(s.queue(), (double) s.backlog(), Double::sum));
+            byQueue.forEach((queue, n) -> backlogs.computeIfAbsent(queue, this::backlogRow).set(n));
+            backlogs.forEach((queue, row) -> {
+                if (!byQueue.containsKey(queue)) {
+                    row.set(0.0);
+                }
+            });
+        }
         for (QueueGauge g : gauges) {
             Map<Tags, Double> values = new LinkedHashMap<>();
             for (QueueStats s : stats) {
@@ -148,6 +166,46 @@ public final class QueueMetrics implements AutoCloseable {
         for (Consumer<List<QueueStats>> listener : listeners) {
             listener.accept(stats);
         }
+    }
+
+    private AtomicReference<Double> backlogRow(String queue) {
+        AtomicReference<Double> row = new AtomicReference<>(0.0);
+        Gauge.builder("docket.queue.backlog", row, AtomicReference::get).tag("queue", queue)
+                .description("Jobs of the queue a worker could claim now: ready, and scheduled ones already due")
+                .register(registry);
+        return row;
+    }
+
+    /**
+     * {@code stats} with completed jobs and failed attempts per minute taken from the cluster's counters
+     * (rates over the last minute of this server's samples) rather than from the history, so that they
+     * count jobs whose history is not kept and agree with {@code rate()} of the counters; a kind with
+     * outcomes but no row (no live job, no history) gets one, and a kind without outcomes reads 0.
+     * Unchanged (the history's figures) until the server has sampled the counters twice, one refresh
+     * interval after it started.
+     */
+    public List<QueueStats> withClusterRates(List<QueueStats> stats) {
+        Optional<Map<List<String>, Throughput.Rate>> sampled = throughput.perMinute();
+        if (sampled.isEmpty()) {
+            return stats;
+        }
+        Map<List<String>, Throughput.Rate> rates = sampled.get();
+        Map<List<String>, QueueStats> rows = new TreeMap<>(Comparator.comparing((List<String> k) -> k.get(0))
+                .thenComparing(k -> k.get(1)));
+        for (QueueStats s : stats) {
+            Throughput.Rate r = rates.getOrDefault(List.of(s.queue(), s.kind()), new Throughput.Rate(0, 0));
+            rows.put(List.of(s.queue(), s.kind()), new QueueStats(s.queue(), s.kind(), s.scheduled(), s.ready(),
+                    s.running(), s.overdue(), s.oldestReadyAgeSeconds(), Math.round(r.completedPerMinute()),
+                    Math.round(r.failedPerMinute()), s.dead(), s.deadLast24h(), s.pickupP50Millis(), s.pickupP99Millis()));
+        }
+        rates.forEach((key, r) -> {
+            long completed = Math.round(r.completedPerMinute());
+            long failed = Math.round(r.failedPerMinute());
+            if (!rows.containsKey(key) && completed + failed > 0) {
+                rows.put(key, new QueueStats(key.get(0), key.get(1), 0, 0, 0, 0, 0, completed, failed, 0, 0, null, null));
+            }
+        });
+        return List.copyOf(rows.values());
     }
 
     /** The larger of two figures, where NaN means "none". */
@@ -202,7 +260,7 @@ public final class QueueMetrics implements AutoCloseable {
     public void close() {
         running = false;
         refresher.interrupt();
-        gcMetrics.close();
+        jvmMetrics.close();
         if (!shared) {
             registry.close();
         }

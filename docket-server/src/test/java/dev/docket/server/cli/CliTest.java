@@ -302,8 +302,9 @@ class CliTest extends DocketTest {
         List<String> lines = table.out().lines().toList();
         assertThat(lines.getFirst()).contains("QUEUE").contains("KIND").contains("READY").contains("SCHEDULED")
                 .contains("DEAD");
-        assertThat(lines).anySatisfy(l -> assertThat(l).matches("default\\s+thumbnail\\s+0\\s+2\\s+0\\s.*"));
-        assertThat(lines).anySatisfy(l -> assertThat(l).matches("email\\s+send_email\\s+1\\s+0\\s+0\\s.*"));
+        assertThat(lines.getFirst()).containsPattern("RUNNING +BACKLOG +LAG");
+        assertThat(lines).anySatisfy(l -> assertThat(l).matches("default\\s+thumbnail\\s+0\\s+2\\s+0\\s+2\\s.*"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).matches("email\\s+send_email\\s+1\\s+0\\s+0\\s+0\\s.*"));
         assertOk(json);
         assertThat(JSON.readTree(json.out()).get("queues")).hasSize(2);
     }

@@ -3,7 +3,12 @@ package dev.docket.server.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -18,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -27,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code docket demo} as a process of its own, the way scripts and CI run it, leaves nothing behind:
  * killed with SIGKILL, its PostgreSQL, its worker and its directory go away by themselves; SIGINT stops it
- * cleanly. Each demo gets a temporary directory of its own, so other demos on this machine are neither
+ * cleanly; its server's metrics count the cluster and each worker serves its own. Each demo gets a temporary
+ * directory of its own, so other demos on this machine are neither
  * seen nor touched. A demo started in the background of a script (SIGINT ignored) is stopped with SIGINT
  * through {@code bin/docket} by {@code .ci/demo-smoke}, which needs the built jar.
  */
@@ -39,6 +46,9 @@ class DemoProcessTest {
     private static final Duration GONE_AFTER_SIGKILL = Duration.ofSeconds(5);
     private static final Pattern DATABASE = Pattern.compile("Database +(jdbc:\\S+)");
     private static final Pattern WORKER_PID = Pattern.compile("worker-1 pid (\\d+)");
+    private static final Pattern TOKEN = Pattern.compile("Login token +(\\S+)");
+    private static final Pattern DASHBOARD = Pattern.compile("Dashboard +(http://\\S+)/");
+    private static final Pattern WORKER_METRICS = Pattern.compile("worker-(\\d+) +(http://127\\.0\\.0\\.1:\\d+/metrics)");
 
     @TempDir
     Path tmp;
@@ -114,7 +124,63 @@ class DemoProcessTest {
         assertThat(started.runDirectory()).doesNotExist();
     }
 
+    /**
+     * What the issue asks of the demo: the server's /metrics (with the banner's token) shows the cluster's
+     * completed total rising within 30 s of the banner, and each worker's metrics URL from the banner
+     * shows that worker's own completed counter, served by the worker's JVM without a token.
+     */
+    @Test
+    void theServersMetricsCountTheClusterAndEachWorkerServesItsOwn() throws Exception {
+        demo = startDemo(2, 20);
+        awaitBanner();
+        long bannerAt = System.nanoTime();
+        Matcher token = TOKEN.matcher(log());
+        Matcher dashboard = DASHBOARD.matcher(log());
+        assertThat(token.find() && dashboard.find()).as(log()).isTrue();
+        List<String> workerUrls = new ArrayList<>();
+        Matcher worker = WORKER_METRICS.matcher(log());
+        while (worker.find()) {
+            workerUrls.add(worker.group(2));
+        }
+        assertThat(workerUrls).as(log()).hasSize(2);
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        String serverMetrics = dashboard.group(1) + "/metrics";
+
+        List<Long> seen = new ArrayList<>();
+        Awaitility.await("the cluster's completed total rising").atMost(Duration.ofSeconds(30)).until(() -> {
+            seen.add(sum(get(http, serverMetrics, token.group(1)), "docket_cluster_jobs_completed_total{"));
+            return seen.stream().filter(n -> n > 0).distinct().count() >= 2;
+        });
+        assertThat(seen).isSorted();
+        assertThat(Duration.ofNanos(System.nanoTime() - bannerAt)).isLessThan(Duration.ofSeconds(31));
+        for (String url : workerUrls) {
+            String own = Awaitility.await("worker metrics at " + url).atMost(Duration.ofSeconds(60))
+                    .until(() -> get(http, url, null), text -> sum(text, "docket_jobs_completed_total{") > 0);
+            assertThat(own).doesNotContain("docket_cluster_").contains("docket_worker_concurrency{queue=\"default\"} 16.0");
+        }
+    }
+
+    private static String get(HttpClient http, String url, String token) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET();
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(url).isEqualTo(200);
+        return r.body();
+    }
+
+    /** The sum of the samples whose lines start with {@code prefix} in a Prometheus text exposition. */
+    private static long sum(String exposition, String prefix) {
+        return exposition.lines().filter(l -> l.startsWith(prefix))
+                .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
     private Process startDemo() throws IOException {
+        return startDemo(1, 5);
+    }
+
+    private Process startDemo(int workers, int jobsPerSecond) throws IOException {
         List<String> command = new ArrayList<>();
         // As bin/docket starts it: with SIGINT at its default even when this test runs in the background.
         command.addAll(List.of("env", "--default-signal=INT"));
@@ -124,8 +190,8 @@ class DemoProcessTest {
                 // The PostgreSQL binaries stay where every run unpacks them, not in each test's directory.
                 "-Dot.epg.working-dir=" + Path.of(System.getProperty("java.io.tmpdir"), "embedded-pg"),
                 "-cp", System.getProperty("java.class.path"),
-                DocketCommand.class.getName(), "demo", "--port", Integer.toString(freePort()), "--workers", "1",
-                "--jobs-per-second", "5"));
+                DocketCommand.class.getName(), "demo", "--port", Integer.toString(freePorts(workers + 1)), "--workers",
+                Integer.toString(workers), "--jobs-per-second", Integer.toString(jobsPerSecond)));
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(tmp.resolve("demo.log").toFile())
                 .start();
     }
@@ -162,9 +228,26 @@ class DemoProcessTest {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+    /** The first of {@code n} consecutive ports free now on 127.0.0.1: the dashboard's, then the workers' metrics. */
+    private static int freePorts(int n) throws IOException {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int first;
+            try (ServerSocket socket = new ServerSocket(0)) {
+                first = socket.getLocalPort();
+            }
+            if (first + n - 1 <= 65535 && IntStream.range(0, n).allMatch(i -> free(first + i))) {
+                return first;
+            }
+        }
+        throw new IllegalStateException("no " + n + " consecutive free ports found");
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.bind(new InetSocketAddress("127.0.0.1", port));
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 }

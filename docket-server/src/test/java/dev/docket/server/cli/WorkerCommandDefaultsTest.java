@@ -22,5 +22,7 @@ class WorkerCommandDefaultsTest {
         assertThat(readme.of("`lease` / `heartbeatInterval`")).isEqualTo(duration(worker.lease) + " / lease ÷ 3");
         assertThat(readme.of("`shutdownGrace`")).isEqualTo(duration(worker.shutdownGrace));
         assertThat(worker.noMaintenance).as("maintenance on, as the README's default").isFalse();
+        assertThat(readme.of("`docket worker --metrics-address`")).isEqualTo("off");
+        assertThat(worker.metricsAddress).as("no endpoint unless asked for").isNull();
     }
 }

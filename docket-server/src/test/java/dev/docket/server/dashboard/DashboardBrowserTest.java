@@ -10,6 +10,7 @@ import dev.docket.PermanentJobFailure;
 import dev.docket.RateLimit;
 import dev.docket.RetryPolicy;
 import dev.docket.Worker;
+import dev.docket.WorkerInfo;
 import dev.docket.WorkflowInfo;
 import dev.docket.server.DocketServer;
 import dev.docket.server.auth.Role;
@@ -683,6 +684,61 @@ class DashboardBrowserTest {
         screenshot("doctor");
     }
 
+    /**
+     * The Workers page shows each worker's line from its heartbeat row: host, pid, queues and slots, the
+     * handler blocked on resize_image running, the attempts of the last minute, the heartbeat's age by the
+     * database clock; and a worker whose heartbeats stopped 59 minutes ago as stopped. It refreshes by
+     * itself: a second worker, its one slot taken, shows as busy without a reload.
+     */
+    @Test
+    void theWorkersPageShowsEachWorkersLineFromItsHeartbeat() throws IOException {
+        db.execute("INSERT INTO " + schema + ".workers (id, host, pid, queues, kinds, version, connections_needed, listen, "
+                + "listening, heartbeat_interval_ms, started_at, heartbeat_at, finished_last_minute) VALUES ('gone-host/77', "
+                + "'gone-host', 77, '{\"reports\": 3}', '{}', '0.9.0', 9, true, false, 1000, now() - interval '2 hours', "
+                + "now() - interval '59 minutes', 12)");
+        CountDownLatch secondBlocker = new CountDownLatch(1);
+        Worker second = null;
+        try {
+            login(VIEWER);
+            go("#/workers");
+            awaitLoaded();
+            assertThat(driver.findElement(By.cssSelector("[data-nav='workers']")).getAttribute("aria-current")).isEqualTo("page");
+            WorkerInfo info = docket.admin().workers().stream().filter(w -> w.id().equals(worker.workerId())).findFirst()
+                    .orElseThrow();
+            String live = "#worker-list tr[data-worker='" + worker.workerId() + "'] ";
+            assertThat(driver.findElement(By.cssSelector(live.strip())).getAttribute("data-live")).isEqualTo("true");
+            assertThat(text(By.cssSelector(live + "td[data-col='host']"))).isEqualTo(info.host());
+            assertThat(text(By.cssSelector(live + "td[data-col='pid']"))).isEqualTo(Long.toString(ProcessHandle.current().pid()));
+            assertThat(text(By.cssSelector(live + "td[data-col='queues']"))).isEqualTo("default=8");
+            assertThat(text(By.cssSelector(live + "td[data-col='running']"))).isEqualTo("1 / 8");
+            assertThat(text(By.cssSelector(live + "td[data-col='finished']"))).matches("[0-9,]+");
+            assertThat(text(By.cssSelector(live + "td[data-col='heartbeat']"))).matches("[0-9.,]+ (ms|s) ago");
+            assertThat(text(By.cssSelector(live + "td[data-col='status']"))).isIn("working", "idle");
+            String gone = "#worker-list tr[data-worker='gone-host/77'] ";
+            assertThat(driver.findElement(By.cssSelector(gone.strip())).getAttribute("data-live")).isEqualTo("false");
+            assertThat(text(By.cssSelector(gone + "td[data-col='status']"))).isEqualTo("stopped");
+            assertThat(text(By.cssSelector(gone + "td[data-col='heartbeat']"))).isEqualTo("59 min ago");
+            assertThat(text(By.cssSelector(gone + "td[data-col='finished']"))).isEqualTo("12");
+            assertThat(text(By.cssSelector("#worker-metric-live [data-value='live']"))).isEqualTo("1");
+            screenshot("workers");
+
+            docket.enqueue("hold", new Item(1), JobOptions.builder().queue("held").build());
+            second = docket.worker().queue("held", 1).workerId("second-worker").lease(Duration.ofSeconds(3))
+                    .maintenance(false).handler("hold", Item.class, (item, ctx) -> secondBlocker.await()).start();
+            String added = "#worker-list tr[data-worker='second-worker'] ";
+            wait.until(d -> !d.findElements(By.cssSelector(added + "td[data-col='running']")).isEmpty()
+                    && text(By.cssSelector(added + "td[data-col='running']")).equals("1 / 1"));
+            assertThat(text(By.cssSelector(added + "td[data-col='status']"))).isEqualTo("busy");
+            assertThat(text(By.cssSelector("#worker-metric-live [data-value='live']"))).isEqualTo("2");
+        } finally {
+            secondBlocker.countDown();
+            if (second != null) {
+                second.close();
+            }
+            db.execute("DELETE FROM " + schema + ".workers WHERE id = 'gone-host/77'");
+        }
+    }
+
     /** The job page says why a job is not running, computed by the server. */
     @Test
     void jobPageSaysWhyTheJobIsNotRunning() {
@@ -848,7 +904,7 @@ class DashboardBrowserTest {
                 driver.findElement(By.id("logout")).click();
                 wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
             }
-            assertThat(checked).as("the router's routes, at both widths").hasSize(14);
+            assertThat(checked).as("the router's routes, at both widths").hasSize(16);
         } finally {
             driver.manage().window().setSize(before);
             docket.admin().removeRateLimit(RateLimit.Scope.KIND, "send_email");
@@ -866,7 +922,8 @@ class DashboardBrowserTest {
         List<String> patterns = (List<String>) ((JavascriptExecutor) driver).executeAsyncScript("""
                 const done = arguments[arguments.length - 1];
                 import('/assets/js/app.js').then(m => done(m.ROUTES.map(r => r.pattern)), e => done(String(e)));""");
-        assertThat(patterns).contains("overview", "jobs", "jobs/:id", "dlq", "doctor", "workflows", "workflows/:id");
+        assertThat(patterns).contains("overview", "jobs", "jobs/:id", "dlq", "workers", "doctor", "workflows",
+                "workflows/:id");
         return patterns;
     }
 

@@ -15,7 +15,7 @@ class StatsHistoryTest {
     private final StatsHistory history = new StatsHistory(Duration.ofMinutes(60), clock::get);
 
     private static QueueStats stats(String queue, String kind, long completed, long failed) {
-        return new QueueStats(queue, kind, 0, 0, 0, 0, completed, failed, 0, 0, null, null);
+        return new QueueStats(queue, kind, 0, 0, 0, 0, 0, completed, failed, 0, 0, null, null);
     }
 
     private List<StatsHistory.Point> samples() {
