@@ -26,13 +26,18 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The claim statement's plan: a short walk from the left edge of the partial claim index, whatever
  * else is in the tables and whatever the statistics say, run exactly once per statement, in
  * priority, run_at, id order; and heartbeats that are HOT updates.
  */
+// Alone: a snapshot held by any other test's transaction keeps the heartbeats' old row versions from being
+// pruned, and an update that finds no room on its page is not HOT.
+@Isolated
 class ClaimPlanTest extends DocketTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -44,6 +49,7 @@ class ClaimPlanTest extends DocketTest {
     // ---------------------------------------------------------------- plans
 
     @Test
+    @Tag("load")
     void claimIsAShortIndexScanNextToAMillionHistoryRowsAndAMillionScheduledJobs() throws Exception {
         Docket docket = docket();
         long t0 = System.nanoTime();
@@ -81,6 +87,7 @@ class ClaimPlanTest extends DocketTest {
      * with SQL in the state the sequence triggers would give them (heads first, one per key).
      */
     @Test
+    @Tag("load")
     void claimIsAShortIndexScanNextToAMillionJobsWaitingInTenThousandSequences() throws Exception {
         Docket docket = docket();
         execute("ALTER TABLE {s}.jobs DISABLE TRIGGER jobs_sequence_enter");
@@ -143,6 +150,7 @@ class ClaimPlanTest extends DocketTest {
     }
 
     @Test
+    @Tag("load")
     void claimRightAfterABulkInsertBeforeAnyAnalyzeIsStillTheIndexScanInClaimOrder() throws Exception {
         Docket docket = docket();
         execute("ALTER TABLE {s}.jobs SET (autovacuum_enabled = false)");

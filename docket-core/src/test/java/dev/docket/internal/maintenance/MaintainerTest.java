@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -36,6 +37,8 @@ import org.postgresql.PGNotification;
  * leases (in pages, past rows it cannot take), and housekeeping of history partitions and dead jobs.
  * Times are set with the database clock.
  */
+// Alone: a snapshot held by any other test's transaction keeps a vacuum from removing the dead rows.
+@Isolated
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MaintainerTest extends DocketTest {
 
