@@ -11,16 +11,18 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
 
 /**
- * Base for tests on real PostgreSQL: each test gets a schema of its own (created, migrated, and
- * dropped afterwards), so tests never see each other's jobs and may run in parallel.
+ * Base for tests on real PostgreSQL: each test gets a migrated schema of its own, empty, so tests never
+ * see each other's jobs and may run in parallel. The schema was usually an earlier test's, given back
+ * as the migrations left it ({@link MigratedSchemas}); a test whose schema must not exist yet says
+ * {@link FreshSchema}.
  */
 public abstract class DocketTest {
 
@@ -29,16 +31,24 @@ public abstract class DocketTest {
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
     @BeforeEach
-    void createSchema() {
-        schema = "t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    void takeSchema(TestInfo test) {
+        boolean fresh = test.getTestMethod().map(m -> m.isAnnotationPresent(FreshSchema.class)).orElse(false)
+                || test.getTestClass().map(c -> c.isAnnotationPresent(FreshSchema.class)).orElse(false);
+        schema = fresh ? MigratedSchemas.newName() : db.schemas().take();
     }
 
     @AfterEach
-    void dropSchema() throws Exception {
-        for (AutoCloseable c : closeables.reversed()) {
-            c.close();
+    void giveSchemaBack() throws Exception {
+        try {
+            for (AutoCloseable c : closeables.reversed()) {
+                c.close();
+            }
+        } catch (Exception | Error e) {
+            // What did not close may still be writing to the schema.
+            db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            throw e;
         }
-        db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        db.schemas().giveBack(schema);
     }
 
     protected DataSource dataSource() {

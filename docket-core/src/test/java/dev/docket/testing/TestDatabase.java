@@ -26,12 +26,14 @@ public final class TestDatabase {
     private final String user;
     private final String password;
     private final HikariDataSource pool;
+    private final MigratedSchemas schemas;
 
     private TestDatabase(String jdbcUrl, String user, String password) {
         this.jdbcUrl = jdbcUrl;
         this.user = user;
         this.password = password;
         this.pool = pool(40);
+        this.schemas = new MigratedSchemas(pool);
     }
 
     public static synchronized TestDatabase get() {
@@ -65,6 +67,12 @@ public final class TestDatabase {
     }
 
     private static TestDatabase external(String url) {
+        TestDatabase db = connect(url);
+        Runtime.getRuntime().addShutdownHook(new Thread(db.schemas::dropIdle, "docket-test-schemas-drop"));
+        return db;
+    }
+
+    private static TestDatabase connect(String url) {
         if (url.startsWith("jdbc:")) {
             return new TestDatabase(url, null, null);
         }
@@ -108,6 +116,11 @@ public final class TestDatabase {
         config.setConnectionTimeout(10_000);
         config.setPoolName("docket-test");
         return config;
+    }
+
+    /** The migrated schemas that tests take and give back. */
+    public MigratedSchemas schemas() {
+        return schemas;
     }
 
     /** The shared pool (40 connections) that tests use by default. */

@@ -11,6 +11,7 @@ import dev.docket.JobOptions;
 import dev.docket.NewJob;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.testing.DocketTest;
+import dev.docket.testing.FreshSchema;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -151,6 +152,7 @@ class ClaimPlanTest extends DocketTest {
 
     @Test
     @Tag("load")
+    @FreshSchema
     void claimRightAfterABulkInsertBeforeAnyAnalyzeIsStillTheIndexScanInClaimOrder() throws Exception {
         Docket docket = docket();
         execute("ALTER TABLE {s}.jobs SET (autovacuum_enabled = false)");
