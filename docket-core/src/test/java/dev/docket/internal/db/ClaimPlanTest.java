@@ -257,6 +257,7 @@ class ClaimPlanTest extends DocketTest {
     // ---------------------------------------------------------------- heartbeat
 
     @Test
+    @FreshSchema
     void heartbeatsAreHotUpdates() throws Exception {
         assumeTrue(db.serverMajorVersion() >= 15,
                 "needs pg_stat_force_next_flush() (PostgreSQL 15+) to read table statistics without waiting");

@@ -12,6 +12,7 @@ import dev.docket.internal.db.Database;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.testing.DocketTest;
+import dev.docket.testing.FreshSchema;
 import dev.docket.testing.HookedDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -39,6 +40,7 @@ import org.postgresql.PGNotification;
  */
 // Alone: a snapshot held by any other test's transaction keeps a vacuum from removing the dead rows.
 @Isolated
+@FreshSchema
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MaintainerTest extends DocketTest {
 

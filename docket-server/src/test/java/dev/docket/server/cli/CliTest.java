@@ -11,6 +11,7 @@ import dev.docket.Worker;
 import dev.docket.server.cli.CliRunner.Run;
 import dev.docket.server.spi.HandlerProvider;
 import dev.docket.testing.DocketTest;
+import dev.docket.testing.FreshSchema;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -136,6 +137,7 @@ class CliTest extends DocketTest {
     }
 
     @Test
+    @FreshSchema
     void migrateAppliesThenFindsNothingToDo() {
         Run first = cli(db("migrate"));
         Run second = cli(db("migrate"));
@@ -148,6 +150,7 @@ class CliTest extends DocketTest {
     }
 
     @Test
+    @FreshSchema
     void migratePrintTouchesNothing() {
         Run r = cli("migrate", "--print", "--schema", schema);
 
@@ -470,6 +473,7 @@ class CliTest extends DocketTest {
     }
 
     @Test
+    @FreshSchema
     void databaseProblemsGetOneLine() {
         int port = URI.create(this.db.jdbcUrl().substring(5)).getPort();
         assertFails(cli("stats"), 2, "no database given");
