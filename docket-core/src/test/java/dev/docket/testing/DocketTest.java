@@ -4,6 +4,7 @@ import dev.docket.Docket;
 import dev.docket.JobInfo;
 import dev.docket.JobState;
 import dev.docket.Worker;
+import dev.docket.test.TestPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.TestInfo;
  */
 public abstract class DocketTest {
 
-    protected final TestDatabase db = TestDatabase.get();
+    protected final TestPostgres db = TestPostgres.get();
     protected String schema;
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -34,7 +35,7 @@ public abstract class DocketTest {
     void takeSchema(TestInfo test) {
         boolean fresh = test.getTestMethod().map(m -> m.isAnnotationPresent(FreshSchema.class)).orElse(false)
                 || test.getTestClass().map(c -> c.isAnnotationPresent(FreshSchema.class)).orElse(false);
-        schema = fresh ? MigratedSchemas.newName() : db.schemas().take();
+        schema = fresh ? MigratedSchemas.newName() : MigratedSchemas.get().take();
     }
 
     @AfterEach
@@ -48,7 +49,7 @@ public abstract class DocketTest {
             db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
             throw e;
         }
-        db.schemas().giveBack(schema);
+        MigratedSchemas.get().giveBack(schema);
     }
 
     protected DataSource dataSource() {

@@ -2,6 +2,7 @@ package dev.docket.testing;
 
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.migrate.Migrator;
+import dev.docket.test.TestPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -94,13 +95,30 @@ public final class MigratedSchemas {
             SELECT count(setval(format('%I.%I', schemaname, sequencename), start_value, false))
               FROM pg_sequences WHERE schemaname = ? AND last_value IS NOT NULL""";
 
+    private static MigratedSchemas instance;
+
     private final DataSource dataSource;
     private final Queue<String> idle = new ConcurrentLinkedQueue<>();
     private volatile List<String> appliedMigrations;
     private volatile String migratedDefinition;
 
-    public MigratedSchemas(DataSource dataSource) {
+    private MigratedSchemas(DataSource dataSource) {
         this.dataSource = dataSource;
+    }
+
+    /**
+     * The schemas of this JVM's tests, in the {@link TestPostgres} database. On a server named by
+     * {@code DOCKET_TEST_DATABASE_URL}, which outlives the tests, those left at exit are dropped.
+     */
+    public static synchronized MigratedSchemas get() {
+        if (instance == null) {
+            instance = new MigratedSchemas(TestPostgres.get().dataSource());
+            String url = System.getenv(TestPostgres.URL_VARIABLE);
+            if (url != null && !url.isBlank()) {
+                Runtime.getRuntime().addShutdownHook(new Thread(instance::dropIdle, "docket-test-schemas-drop"));
+            }
+        }
+        return instance;
     }
 
     /** A schema name no other test uses, of a schema that does not exist yet. */
@@ -147,8 +165,7 @@ public final class MigratedSchemas {
         }
     }
 
-    /** Drops every schema no test holds: for a database that outlives the tests. */
-    public void dropIdle() {
+    private void dropIdle() {
         for (String schema = idle.poll(); schema != null; schema = idle.poll()) {
             try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
                 st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");

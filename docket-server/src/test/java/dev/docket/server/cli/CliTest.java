@@ -8,6 +8,7 @@ import dev.docket.Docket;
 import dev.docket.JobState;
 import dev.docket.PermanentJobFailure;
 import dev.docket.Worker;
+import dev.docket.internal.db.DatabaseUrl;
 import dev.docket.server.cli.CliRunner.Run;
 import dev.docket.server.spi.HandlerProvider;
 import dev.docket.testing.DocketTest;
