@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.docket.internal.db.ClaimedJob;
+import dev.docket.test.TestPostgres;
 import dev.docket.testing.DocketTest;
-import dev.docket.testing.TestDatabase;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -35,7 +35,7 @@ class AutoCommitOffPoolTest extends DocketTest {
 
     @BeforeAll
     static void openPool() {
-        pool = TestDatabase.get().poolWithoutAutoCommit(20);
+        pool = TestPostgres.get().poolWithoutAutoCommit(20);
     }
 
     @AfterAll

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** {@link Batch}: callbacks that run exactly once when the batch's jobs have finished. */
@@ -29,6 +30,7 @@ class BatchTest extends DocketTest {
      * (two workers of 16), so their completions race; the summary runs exactly once, after all of them.
      */
     @Test
+    @Tag("load")
     void aTenThousandJobFanOutRunsItsSummaryExactlyOnce() throws Exception {
         int size = 10_000;
         int racing = 32;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import dev.docket.DoctorReport.Finding;
 import dev.docket.DoctorReport.Severity;
 import dev.docket.testing.DocketTest;
+import dev.docket.testing.FreshSchema;
 import dev.docket.testing.HookedDataSource;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -228,6 +229,7 @@ class DoctorTest extends DocketTest {
      * debt: 20,000 a warning (a problem from 100,000 when they outnumber the live rows).
      */
     @Test
+    @FreshSchema
     void namesVacuumDebtOnTheJobsTable() throws Exception {
         Docket docket = docket();
         execute("ALTER TABLE {s}.jobs SET (autovacuum_enabled = false)");

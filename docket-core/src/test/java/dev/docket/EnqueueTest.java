@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.docket.testing.CountingConnection;
 import dev.docket.testing.DocketTest;
+import dev.docket.testing.FreshSchema;
 import dev.docket.testing.Queries;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -548,6 +549,7 @@ class EnqueueTest extends DocketTest {
 
     /** Enqueueing into a schema that was never migrated says to run docket.migrate(), and leaves the caller's transaction usable. */
     @Test
+    @FreshSchema
     void enqueueIntoUnmigratedSchemaSaysToMigrate() throws Exception {
         Docket docket = closeAfter(Docket.builder(dataSource()).schema(schema).build());
 

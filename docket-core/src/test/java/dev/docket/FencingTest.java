@@ -9,9 +9,9 @@ import dev.docket.internal.db.JobQueries;
 import dev.docket.internal.db.Outcome;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
+import dev.docket.test.TestPostgres;
 import dev.docket.testing.DocketTest;
 import dev.docket.testing.Queries;
-import dev.docket.testing.TestDatabase;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collections;
@@ -111,7 +111,7 @@ class FencingTest extends DocketTest {
     /** The claim's synchronous_commit = off is local to its transaction: the pooled connection keeps the default. */
     @Test
     void claimLeavesItsConnectionsCommitModeAsItFoundIt() throws Exception {
-        try (var pool = TestDatabase.get().pool(1)) {
+        try (var pool = TestPostgres.get().pool(1)) {
             Database onePool = new Database(pool, new SchemaName(schema), PayloadCodec.defaultMapper());
             docket.enqueue("k", null);
             try (var c = pool.getConnection(); var st = c.createStatement()) {

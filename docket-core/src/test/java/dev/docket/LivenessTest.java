@@ -9,6 +9,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +32,7 @@ class LivenessTest extends DocketTest {
      * (PITFALLS: "a worker idles for a whole poll interval beside a backlog").
      */
     @Test
+    @Tag("load")
     void aBacklogDrainsWithThePollAnHourAway() {
         Docket docket = docket();
         for (int from = 0; from < JOBS; from += 2_000) {

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.docket.testing.DocketTest;
+import dev.docket.testing.FreshSchema;
 import dev.docket.testing.HookedDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Timeout;
  * serialized on an advisory lock, refused by nodes of another version with a message that says
  * what to do, printable as one script, and the SQL enqueue function.
  */
+@FreshSchema
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MigrationTest extends DocketTest {
 

@@ -16,16 +16,16 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * Enqueue notifications: an idle worker with a long poll interval picks new jobs up within
- * milliseconds because of LISTEN/NOTIFY (also after its listener connection was killed), not
- * because of polling; notifications are delivered at commit; the rate limit never strands the
- * last jobs of a burst.
+ * Enqueue notifications: an idle worker whose next poll is an hour away picks new jobs up, so
+ * LISTEN/NOTIFY woke it (also after its listener connection was killed); notifications are delivered
+ * at commit; the rate limit never strands the last jobs of a burst.
  */
 class NotificationTest extends DocketTest {
 
-    /** Long enough that a pickup within seconds can only come from a notification. */
-    private static final Duration LONG_POLL = Duration.ofSeconds(60);
-    private static final Duration PROMPT = Duration.ofSeconds(5);
+    /** Long enough that no poll comes during a test: a pickup can only come from a notification. */
+    private static final Duration LONG_POLL = Duration.ofHours(1);
+    /** How long a test waits for what must happen before it calls it lost (never reached when all is well). */
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Duration STAY_PUT = Duration.ofMillis(1500);
 
     record Ping(int n) {
@@ -57,15 +57,15 @@ class NotificationTest extends DocketTest {
      * start-up and the re-listen trigger are over before the job under test is enqueued.
      */
     private void awaitListeningAndIdle(Docket enqueuer, Docket docket, Worker worker, Recorder recorder) {
-        await("worker listening").atMost(PROMPT).until(worker::isListening);
+        await("worker listening").atMost(WAIT).until(worker::isListening);
         long warmUp = enqueuer.enqueue("ping", new Ping(0));
-        await("warm-up job picked up").atMost(PROMPT).pollInterval(Duration.ofMillis(10))
+        await("warm-up job picked up").atMost(WAIT).pollInterval(Duration.ofMillis(10))
                 .until(() -> recorder.ran(warmUp));
-        awaitState(docket, warmUp, JobState.COMPLETED, PROMPT);
+        awaitState(docket, warmUp, JobState.COMPLETED, WAIT);
     }
 
     /**
-     * Starts a worker without LISTEN and with a 60 s poll, and waits until it ran a warm-up job
+     * Starts a worker without LISTEN and with its poll an hour away, and waits until it ran a warm-up job
      * enqueued before its start (so its first claim is over): nothing but an in-process wake-up can
      * make it claim within the test now.
      */
@@ -76,31 +76,27 @@ class NotificationTest extends DocketTest {
                 .listen(false)
                 .pollInterval(LONG_POLL)
                 .handler("ping", Ping.class, recorder.handler()));
-        await().atMost(PROMPT).until(() -> recorder.ran(warmUp));
-        awaitState(docket, warmUp, JobState.COMPLETED, PROMPT);
+        await().atMost(WAIT).until(() -> recorder.ran(warmUp));
+        awaitState(docket, warmUp, JobState.COMPLETED, WAIT);
     }
 
-    /** Enqueues a job and returns how long it took until its handler started. */
-    private Duration enqueueAndAwaitPickup(Docket docket, Recorder recorder, String what) {
+    /** Enqueues a job and waits until its handler started (printing how long that took). */
+    private void enqueueAndAwaitPickup(Docket docket, Recorder recorder, String what) {
         long t0 = System.nanoTime();
         long id = docket.enqueue("ping", new Ping(1));
-        await(what).atMost(PROMPT).pollInterval(Duration.ofMillis(5)).until(() -> recorder.ran(id));
-        Duration latency = Duration.ofNanos(recorder.startedAt.get(id) - t0);
-        System.out.printf("NotificationTest: pickup latency %s: %.1f ms%n", what, latency.toNanos() / 1e6);
-        return latency;
+        await(what).atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> recorder.ran(id));
+        System.out.printf("NotificationTest: pickup latency %s: %.1f ms%n", what, (recorder.startedAt.get(id) - t0) / 1e6);
     }
 
     @Test
-    void idleListeningWorkerPicksUpANewJobWithinSecondsDespiteA60sPoll() {
+    void idleListeningWorkerPicksUpANewJobWithItsPollAnHourAway() {
         Docket docket = docket();
         Docket producer = docket();
         Recorder recorder = new Recorder();
         Worker worker = listeningWorker(docket, recorder);
         awaitListeningAndIdle(producer, docket, worker, recorder);
 
-        Duration latency = enqueueAndAwaitPickup(producer, recorder, "idle worker, 60 s poll");
-
-        assertThat(latency).isLessThan(PROMPT);
+        enqueueAndAwaitPickup(producer, recorder, "idle worker, poll an hour away");
     }
 
     @Test
@@ -115,16 +111,14 @@ class NotificationTest extends DocketTest {
 
         assertThat(queryLong("SELECT CASE WHEN pg_terminate_backend(?) THEN 1 ELSE 0 END", oldPid)).isEqualTo(1);
 
-        await("listener back with a new connection").atMost(Duration.ofSeconds(10))
+        await("listener back with a new connection").atMost(WAIT)
                 .until(() -> worker.isListening() && worker.listenerBackendPid() > 0
                         && worker.listenerBackendPid() != oldPid);
         assertThat(queryLong("SELECT count(*) FROM pg_stat_activity WHERE pid = ?", worker.listenerBackendPid()))
                 .isEqualTo(1);
         awaitListeningAndIdle(producer, docket, worker, recorder);
 
-        Duration latency = enqueueAndAwaitPickup(producer, recorder, "after the listener was killed");
-
-        assertThat(latency).isLessThan(PROMPT);
+        enqueueAndAwaitPickup(producer, recorder, "after the listener was killed");
     }
 
     @Test
@@ -142,14 +136,14 @@ class NotificationTest extends DocketTest {
 
         gate.set(new CountDownLatch(1));
         assertThat(queryLong("SELECT CASE WHEN pg_terminate_backend(?) THEN 1 ELSE 0 END", oldPid)).isEqualTo(1);
-        await("listener noticed its connection is gone").atMost(PROMPT).until(() -> !worker.isListening());
+        await("listener noticed its connection is gone").atMost(WAIT).until(() -> !worker.isListening());
         // Nobody listens now: this job's notification is lost; the re-listen must poll for it.
         long id = enqueuer.enqueue("ping", new Ping(1));
         assertThat(worker.isListening()).isFalse();
         long t0 = System.nanoTime();
         gate.get().countDown();
 
-        await("job enqueued while the listener was down").atMost(PROMPT).pollInterval(Duration.ofMillis(5))
+        await("job enqueued while the listener was down").atMost(WAIT).pollInterval(Duration.ofMillis(5))
                 .until(() -> recorder.ran(id));
         System.out.printf("NotificationTest: pickup of a job enqueued while the listener was down, "
                 + "%.1f ms after the listener could reconnect%n", (recorder.startedAt.get(id) - t0) / 1e6);
@@ -172,9 +166,7 @@ class NotificationTest extends DocketTest {
         Worker worker = listeningWorker(docket, recorder);
 
         awaitListeningAndIdle(producer, docket, worker, recorder);
-        Duration latency = enqueueAndAwaitPickup(producer, recorder, "63-character schema name");
-
-        assertThat(latency).isLessThan(PROMPT);
+        enqueueAndAwaitPickup(producer, recorder, "63-character schema name");
     }
 
     @Test
@@ -189,18 +181,18 @@ class NotificationTest extends DocketTest {
                 .pollInterval(Duration.ofMillis(200))
                 .handler("ping", Ping.class, recorder.handler()));
         // The warm-up job was there before start: once it ran, the first claim is over.
-        await().atMost(PROMPT).until(() -> recorder.ran(warmUp));
+        await().atMost(WAIT).until(() -> recorder.ran(warmUp));
         assertThat(worker.isListening()).isFalse();
 
         long t0 = System.nanoTime();
         long id = producer.enqueue("ping", new Ping(1));
-        await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(10)).until(() -> recorder.ran(id));
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(10)).until(() -> recorder.ran(id));
         System.out.printf("NotificationTest: pickup latency by a 200 ms poll: %.1f ms%n",
                 (recorder.startedAt.get(id) - t0) / 1e6);
     }
 
     @Test
-    void withoutListeningAndA60sPollANewJobWaits() {
+    void withoutListeningAndThePollAnHourAwayANewJobWaits() {
         Docket docket = docket();
         Docket producer = docket();
         Recorder recorder = new Recorder();
@@ -208,7 +200,7 @@ class NotificationTest extends DocketTest {
 
         long id = producer.enqueue("ping", new Ping(1));
 
-        await("job stays ready without a listener").during(STAY_PUT).atMost(STAY_PUT.plusSeconds(2))
+        await("job stays ready without a listener").during(STAY_PUT).atMost(WAIT)
                 .until(() -> docket.job(id).orElseThrow().state() == JobState.READY && !recorder.ran(id));
     }
 
@@ -223,16 +215,16 @@ class NotificationTest extends DocketTest {
         try (Connection tx = dataSource().getConnection()) {
             tx.setAutoCommit(false);
             id = docket.enqueue(tx, "ping", new Ping(1), JobOptions.defaults());
-            await("not run before commit").during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+            await("not run before commit").during(Duration.ofSeconds(1)).atMost(WAIT)
                     .until(() -> !recorder.ran(id) && docket.job(id).isEmpty());
             long t0 = System.nanoTime();
             tx.commit();
-            await("run promptly after commit").atMost(PROMPT).pollInterval(Duration.ofMillis(5))
+            await("run after commit").atMost(WAIT).pollInterval(Duration.ofMillis(5))
                     .until(() -> recorder.ran(id));
             System.out.printf("NotificationTest: pickup latency after commit: %.1f ms%n",
                     (recorder.startedAt.get(id) - t0) / 1e6);
         }
-        awaitState(docket, id, JobState.COMPLETED, PROMPT);
+        awaitState(docket, id, JobState.COMPLETED, WAIT);
     }
 
     /**
@@ -254,11 +246,11 @@ class NotificationTest extends DocketTest {
             tx.setAutoCommit(false);
             id = docket.enqueue(tx, "ping", new Ping(2), JobOptions.defaults());
             // Held open well past the 200 ms window.
-            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> !recorder.ran(id));
+            await().during(Duration.ofSeconds(1)).atMost(WAIT).until(() -> !recorder.ran(id));
             assertThat(recorder.ran(first)).as("the job enqueued before the transaction ran").isTrue();
             long t0 = System.nanoTime();
             tx.commit();
-            await("job enqueued in the window runs promptly after commit").atMost(PROMPT)
+            await("job enqueued in the window runs after commit").atMost(WAIT)
                     .pollInterval(Duration.ofMillis(5)).until(() -> recorder.ran(id));
             System.out.printf("NotificationTest: pickup latency after commit within the notify window: %.1f ms%n",
                     (recorder.startedAt.get(id) - t0) / 1e6);
@@ -277,7 +269,7 @@ class NotificationTest extends DocketTest {
 
         long id = silent.enqueue("ping", new Ping(1));
 
-        await("job stays ready without a notification").during(STAY_PUT).atMost(STAY_PUT.plusSeconds(2))
+        await("job stays ready without a notification").during(STAY_PUT).atMost(WAIT)
                 .until(() -> silent.job(id).orElseThrow().state() == JobState.READY && !recorder.ran(id));
     }
 
@@ -297,12 +289,12 @@ class NotificationTest extends DocketTest {
         }
         long enqueued = System.nanoTime();
 
-        await("all " + n + " jobs of the burst run").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+        await("all " + n + " jobs of the burst run").atMost(WAIT).pollInterval(Duration.ofMillis(10))
                 .until(() -> ids.stream().allMatch(recorder::ran));
         long last = ids.stream().mapToLong(recorder.startedAt::get).max().orElseThrow();
         System.out.printf("NotificationTest: burst of %d enqueued in %.0f ms, last started %.0f ms after the last enqueue%n",
                 n, (enqueued - t0) / 1e6, (last - enqueued) / 1e6);
-        await().atMost(PROMPT).until(() -> queryLong("SELECT count(*) FROM {s}.jobs") == 0);
+        await().atMost(WAIT).until(() -> queryLong("SELECT count(*) FROM {s}.jobs") == 0);
     }
 
     /**
@@ -319,12 +311,12 @@ class NotificationTest extends DocketTest {
 
         long t0 = System.nanoTime();
         long single = docket.enqueue("ping", new Ping(1));
-        await("single enqueue woke the worker").atMost(PROMPT).pollInterval(Duration.ofMillis(5))
+        await("single enqueue woke the worker").atMost(WAIT).pollInterval(Duration.ofMillis(5))
                 .until(() -> recorder.ran(single));
         System.out.printf("NotificationTest: in-process pickup latency: %.1f ms%n",
                 (recorder.startedAt.get(single) - t0) / 1e6);
         List<Long> batch = docket.enqueueAll(List.of(NewJob.of("ping", new Ping(2)), NewJob.of("ping", new Ping(3))));
-        await("batch enqueue woke the worker").atMost(PROMPT).pollInterval(Duration.ofMillis(5))
+        await("batch enqueue woke the worker").atMost(WAIT).pollInterval(Duration.ofMillis(5))
                 .until(() -> batch.stream().allMatch(recorder::ran));
 
         long inTx;
@@ -333,7 +325,6 @@ class NotificationTest extends DocketTest {
             inTx = docket.enqueue(tx, "ping", new Ping(4), JobOptions.defaults());
             tx.commit();
         }
-        await("caller-transaction enqueue waits for a notification or the poll").during(STAY_PUT)
-                .atMost(STAY_PUT.plusSeconds(2)).until(() -> !recorder.ran(inTx));
+        await("caller-transaction enqueue waits for a notification or the poll").during(STAY_PUT).atMost(WAIT).until(() -> !recorder.ran(inTx));
     }
 }

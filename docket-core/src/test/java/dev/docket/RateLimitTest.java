@@ -21,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -39,6 +40,7 @@ class RateLimitTest extends DocketTest {
      * second holds more than 50 starts, and the ten seconds hold 500 ± 10%.
      */
     @Test
+    @Tag("load")
     @Timeout(90)
     void fourWorkersNeverStartMoreThanTheLimitInAnySlidingSecond() throws SQLException {
         Docket docket = docket(b -> b.rateLimit("limited", 50, Duration.ofSeconds(1)));

@@ -12,12 +12,15 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Resources;
 
 /**
  * PostgreSQL refuses a worker's new connections (here its role may no longer log in, SQLSTATE
  * 28000; too many connections, 53300, reaches the worker the same way): the pool's timeout wraps
  * the refusal, and the worker's health and its log must carry the database's own reason.
  */
+@ResourceLock(Resources.SYSTEM_ERR)
 class RefusedConnectionTest extends DocketTest {
 
     record Task(int n) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.docket.testing.DocketTest;
+import dev.docket.testing.FreshSchema;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -109,6 +110,7 @@ class RunReadyJobsTest extends DocketTest {
     }
 
     @Test
+    @FreshSchema
     void refusesToRunOnASchemaThatIsNotMigrated() {
         Docket docket = Docket.builder(dataSource()).schema(schema).build();
         assertThatThrownBy(() -> docket.worker().queue("default", 1).handler("task", Task.class, (t, ctx) -> { })

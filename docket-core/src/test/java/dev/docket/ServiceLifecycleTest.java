@@ -27,11 +27,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Every service survives start, stop, stop again, start again, stop: it runs only while started,
  * leaves no thread behind, and does its work again after a restart.
  */
+// Alone: a service's thread is found by its name, which every other test's workers use as well.
+@Isolated
 class ServiceLifecycleTest extends DocketTest {
 
     private static final Duration FAST = Duration.ofMillis(50);

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -37,6 +38,7 @@ class WorkerConcurrencyTest extends DocketTest {
 
     /** 8 workers × 8 slots over 10,000 pre-enqueued jobs: each job runs once, none is lost or repeated. */
     @Test
+    @Tag("load")
     @Timeout(180)
     void eightWorkersRunTenThousandJobsExactlyOnce() {
         runAllExactlyOnce(8, 8, 100, 10_000, Duration.ofSeconds(150));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  * configurations and its scale-out rows for one and two worker JVMs. No speed, and no stall asserted:
  * that is {@code bin/bench}'s exit status in CI.
  */
+@Tag("load")
 class BenchShortTest {
 
     @Test

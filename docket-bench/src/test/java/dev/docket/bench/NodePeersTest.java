@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,6 +28,7 @@ class NodePeersTest {
     }
 
     @Test
+    @Tag("load")
     void graphileWorkerAndPgBossRunTheScenariosThroughTheirDrivers(@TempDir Path out) throws Exception {
         Path node = NodeRuntime.dir();
         assumeTrue(NodeRuntime.installed(node, "graphile-worker") && NodeRuntime.installed(node, "pg-boss"),

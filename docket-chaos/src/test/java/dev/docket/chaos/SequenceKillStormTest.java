@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * key whose poison job halts it keeps its later jobs waiting until the dead job is discarded, then
  * runs them in order.
  */
+@Tag("load")
 class SequenceKillStormTest {
 
     private static final String S = ChaosHarness.SCHEMA;

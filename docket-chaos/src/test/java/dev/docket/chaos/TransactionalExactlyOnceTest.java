@@ -2,6 +2,7 @@ package dev.docket.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Timeout;
  * the end every counter equals exactly 1, and the resumed worker's attempts were fenced out at commit,
  * as its log shows.
  */
+@Tag("load")
 class TransactionalExactlyOnceTest {
 
     private static final int JOBS = 10_000;

@@ -4,6 +4,7 @@ import dev.docket.Docket;
 import dev.docket.JobInfo;
 import dev.docket.JobState;
 import dev.docket.Worker;
+import dev.docket.test.TestPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,34 +12,44 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
 
 /**
- * Base for tests on real PostgreSQL: each test gets a schema of its own (created, migrated, and
- * dropped afterwards), so tests never see each other's jobs and may run in parallel.
+ * Base for tests on real PostgreSQL: each test gets a migrated schema of its own, empty, so tests never
+ * see each other's jobs and may run in parallel. The schema was usually an earlier test's, given back
+ * as the migrations left it ({@link MigratedSchemas}); a test whose schema must not exist yet says
+ * {@link FreshSchema}.
  */
 public abstract class DocketTest {
 
-    protected final TestDatabase db = TestDatabase.get();
+    protected final TestPostgres db = TestPostgres.get();
     protected String schema;
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
     @BeforeEach
-    void createSchema() {
-        schema = "t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    void takeSchema(TestInfo test) {
+        boolean fresh = test.getTestMethod().map(m -> m.isAnnotationPresent(FreshSchema.class)).orElse(false)
+                || test.getTestClass().map(c -> c.isAnnotationPresent(FreshSchema.class)).orElse(false);
+        schema = fresh ? MigratedSchemas.newName() : MigratedSchemas.get().take();
     }
 
     @AfterEach
-    void dropSchema() throws Exception {
-        for (AutoCloseable c : closeables.reversed()) {
-            c.close();
+    void giveSchemaBack() throws Exception {
+        try {
+            for (AutoCloseable c : closeables.reversed()) {
+                c.close();
+            }
+        } catch (Exception | Error e) {
+            // What did not close may still be writing to the schema.
+            db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            throw e;
         }
-        db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        MigratedSchemas.get().giveBack(schema);
     }
 
     protected DataSource dataSource() {

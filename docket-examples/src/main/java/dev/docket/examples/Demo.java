@@ -8,9 +8,9 @@ import dev.docket.NewJob;
 import dev.docket.PermanentJobFailure;
 import dev.docket.RetryPolicy;
 import dev.docket.Worker;
+import dev.docket.internal.db.DatabaseUrl;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -77,18 +77,17 @@ public record Demo(int jobs, int concurrency, String databaseUrl) {
             embedded = EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(60)).start();
             jdbcUrl = embedded.getJdbcUrl("postgres", "postgres");
             user = "postgres";
-        } else if (databaseUrl.startsWith("jdbc:postgresql:")) {
-            jdbcUrl = databaseUrl;
-        } else if (databaseUrl.startsWith("postgres://") || databaseUrl.startsWith("postgresql://")) {
-            URI uri = URI.create(databaseUrl);
-            jdbcUrl = "jdbc:postgresql://" + uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "") + uri.getPath();
-            if (uri.getUserInfo() != null) {
-                String[] parts = uri.getUserInfo().split(":", 2);
-                user = parts[0];
-                password = parts.length > 1 ? parts[1] : null;
-            }
         } else {
-            throw fail("--database-url must start with postgres://, postgresql:// or jdbc:postgresql:");
+            // The parser the docket command uses (internal to Docket: not part of what this example shows).
+            DatabaseUrl url;
+            try {
+                url = DatabaseUrl.parse(databaseUrl);
+            } catch (IllegalArgumentException e) {
+                throw fail("--database-url is not a usable PostgreSQL URL: " + e.getMessage());
+            }
+            jdbcUrl = url.jdbcUrl();
+            user = url.user();
+            password = url.password();
         }
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);

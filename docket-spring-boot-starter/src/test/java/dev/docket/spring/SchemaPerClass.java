@@ -1,6 +1,6 @@
 package dev.docket.spring;
 
-import dev.docket.testing.TestDatabase;
+import dev.docket.test.TestPostgres;
 import java.util.UUID;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -19,6 +19,6 @@ final class SchemaPerClass implements AfterAllCallback {
     @Override
     public void afterAll(ExtensionContext context) throws Exception {
         String schema = (String) context.getRequiredTestClass().getDeclaredField("SCHEMA").get(null);
-        TestDatabase.get().execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        TestPostgres.get().execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
 }

@@ -7,7 +7,7 @@ import dev.docket.JobHandler;
 import dev.docket.JobRun;
 import dev.docket.RateLimit;
 import dev.docket.RateLimitSettings;
-import dev.docket.testing.TestDatabase;
+import dev.docket.test.TestPostgres;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -32,12 +32,12 @@ class StarterConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(DocketAutoConfiguration.class, DocketHealthAutoConfiguration.class))
-            .withBean(DataSource.class, () -> new DelegatingDataSource(TestDatabase.get().dataSource()))
+            .withBean(DataSource.class, () -> new DelegatingDataSource(TestPostgres.get().dataSource()))
             .withPropertyValues("docket.schema=" + SCHEMA, "docket.migrate=false", "docket.worker.enabled=false");
 
     @AfterAll
     static void dropSchema() {
-        TestDatabase.get().execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        TestPostgres.get().execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
     }
 
     @Test

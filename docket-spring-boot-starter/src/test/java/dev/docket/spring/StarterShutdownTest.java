@@ -7,7 +7,7 @@ import dev.docket.JobHandler;
 import dev.docket.JobInfo;
 import dev.docket.JobState;
 import dev.docket.spring.app.ShopApplication;
-import dev.docket.testing.TestDatabase;
+import dev.docket.test.TestPostgres;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -51,7 +51,7 @@ class StarterShutdownTest {
 
     @AfterAll
     static void dropSchema() {
-        TestDatabase.get().execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        TestPostgres.get().execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
     }
 
     @Test
@@ -67,7 +67,7 @@ class StarterShutdownTest {
         }
         assertThat(SlowJobs.interruptedWhileClosing).as("interrupted by the shutdown, after the grace").isTrue();
         // Released by the shutdown itself: with a five-minute lease, a rescue could not have happened yet.
-        JobInfo job = Docket.builder(TestDatabase.get().dataSource()).schema(SCHEMA).build().job(id).orElseThrow();
+        JobInfo job = Docket.builder(TestPostgres.get().dataSource()).schema(SCHEMA).build().job(id).orElseThrow();
         assertThat(job.state()).isEqualTo(JobState.READY);
         assertThat(job.attempt()).as("the interrupted attempt is given back").isZero();
         assertThat(job.lockedBy()).isNull();

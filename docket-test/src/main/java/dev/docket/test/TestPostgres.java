@@ -2,12 +2,10 @@ package dev.docket.test;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.docket.internal.db.DatabaseUrl;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -20,9 +18,10 @@ import javax.sql.DataSource;
  * The PostgreSQL that tests run against, one per JVM: the server named by the environment variable
  * {@code DOCKET_TEST_DATABASE_URL} ({@code postgres://user:password@host:5432/db}, or a
  * {@code jdbc:postgresql:} URL) when it is set, else an embedded PostgreSQL started on first use (in
- * a few seconds, from the binaries on the class path) and stopped when the JVM exits.
+ * a few seconds, from the binaries on the class path; 18 unless the binaries say otherwise) and
+ * stopped when the JVM exits. Docket's own test suites use it too.
  *
- * <p>Tests share one pool of 30 connections ({@link #dataSource()}); each test class works in a
+ * <p>Tests share one pool of 40 connections ({@link #dataSource()}); each test class works in a
  * schema of its own ({@link #newSchemaName()}), so test classes may run in parallel.
  */
 public final class TestPostgres {
@@ -38,37 +37,35 @@ public final class TestPostgres {
     private final String password;
     private final HikariDataSource pool;
 
-    /** Where a test database is: a JDBC URL, and credentials unless the URL carries them. */
-    record Target(String jdbcUrl, String username, String password) {
+    private TestPostgres(String jdbcUrl, String username, String password) {
+        this.jdbcUrl = jdbcUrl;
+        this.username = username;
+        this.password = password;
+        this.pool = pool(40);
     }
 
-    private TestPostgres(Target target) {
-        this.jdbcUrl = target.jdbcUrl();
-        this.username = target.username();
-        this.password = target.password();
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(jdbcUrl);
-        config.setUsername(username);
-        config.setPassword(password);
-        config.setMaximumPoolSize(30);
-        config.setMinimumIdle(0);
-        config.setPoolName("docket-test-kit");
-        this.pool = new HikariDataSource(config);
-    }
-
-    /** The test database, started or connected to on first use. */
+    /**
+     * The test database, started or connected to on first use.
+     *
+     * @throws IllegalArgumentException when {@code DOCKET_TEST_DATABASE_URL} is not a PostgreSQL URL
+     */
     public static synchronized TestPostgres get() {
         if (instance == null) {
             String url = System.getenv(URL_VARIABLE);
-            instance = new TestPostgres(url == null || url.isBlank() ? startEmbedded() : parse(url.strip()));
+            instance = url == null || url.isBlank() ? startEmbedded() : connect(url);
         }
         return instance;
     }
 
-    private static Target startEmbedded() {
+    /** For a suite that starts and stops hundreds of workers and runs its test classes in parallel. */
+    private static TestPostgres startEmbedded() {
         try {
             EmbeddedPostgres server = EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(60))
-                    .setServerConfig("max_connections", "200").setServerConfig("fsync", "off").start();
+                    .setServerConfig("max_connections", "300")
+                    .setServerConfig("fsync", "off")
+                    .setServerConfig("full_page_writes", "off")
+                    .setServerConfig("shared_buffers", "256MB")
+                    .start();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
                     server.close();
@@ -76,43 +73,55 @@ public final class TestPostgres {
                     System.err.println("docket-test: stopping the embedded PostgreSQL failed: " + e);
                 }
             }, "docket-test-postgres-stop"));
-            return new Target(server.getJdbcUrl("postgres", "postgres"), "postgres", "postgres");
+            return new TestPostgres(server.getJdbcUrl("postgres", "postgres"), "postgres", "postgres");
         } catch (IOException e) {
             throw new UncheckedIOException("docket-test: cannot start the embedded PostgreSQL", e);
         }
     }
 
-    /** Accepts {@code postgres://} and {@code postgresql://} URLs with credentials, or a JDBC URL as it is. */
-    static Target parse(String url) {
-        if (url.startsWith("jdbc:postgresql:")) {
-            return new Target(url, null, null);
-        }
-        URI uri;
+    static TestPostgres connect(String url) {
+        DatabaseUrl parsed;
         try {
-            uri = URI.create(url);
+            parsed = DatabaseUrl.parse(url);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(URL_VARIABLE + " is not a URL: " + e.getMessage(), e);
+            throw new IllegalArgumentException(URL_VARIABLE + " is not a usable PostgreSQL URL: " + e.getMessage()
+                    + " (expected postgres://user:password@host:5432/db or jdbc:postgresql://host:5432/db)", e);
         }
-        if (!"postgres".equals(uri.getScheme()) && !"postgresql".equals(uri.getScheme()) || uri.getHost() == null) {
-            throw new IllegalArgumentException(URL_VARIABLE + " must look like postgres://user:password@host:5432/db "
-                    + "or jdbc:postgresql://host:5432/db");
-        }
-        String info = uri.getRawUserInfo();
-        String[] credentials = info == null ? new String[0] : info.split(":", 2);
-        String jdbc = "jdbc:postgresql://" + uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "")
-                + (uri.getRawPath() == null ? "" : uri.getRawPath())
-                + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
-        return new Target(jdbc, credentials.length > 0 ? decode(credentials[0]) : null,
-                credentials.length > 1 ? decode(credentials[1]) : null);
+        return new TestPostgres(parsed.jdbcUrl(), parsed.user(), parsed.password());
     }
 
-    private static String decode(String part) {
-        return URLDecoder.decode(part, StandardCharsets.UTF_8);
-    }
-
-    /** The shared pool (30 connections). Do not close it. */
+    /** The shared pool (40 connections). Do not close it. */
     public DataSource dataSource() {
         return pool;
+    }
+
+    /** A new pool of {@code size} connections to the test database, for a test that needs its own; the caller closes it. */
+    public HikariDataSource pool(int size) {
+        return new HikariDataSource(config(size));
+    }
+
+    /**
+     * A new pool of {@code size} connections handed out with auto-commit off, as Spring Boot users
+     * often configure theirs: a write that does not set auto-commit itself is rolled back when its
+     * connection goes back to the pool. The caller closes it.
+     */
+    public HikariDataSource poolWithoutAutoCommit(int size) {
+        HikariConfig config = config(size);
+        config.setAutoCommit(false);
+        config.setPoolName("docket-test-no-autocommit");
+        return new HikariDataSource(config);
+    }
+
+    private HikariConfig config(int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setUsername(username);
+        config.setPassword(password);
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(10_000);
+        config.setPoolName("docket-test");
+        return config;
     }
 
     /** The JDBC URL, for a test that configures its own pool (such as {@code spring.datasource.url}). */
@@ -128,6 +137,28 @@ public final class TestPostgres {
     /** The password, or null when the URL carries it. */
     public String password() {
         return password;
+    }
+
+    /** The PostgreSQL major version of the server, for a test that needs a newer one than 14. */
+    public int serverMajorVersion() {
+        try (Connection c = pool.getConnection()) {
+            return c.getMetaData().getDatabaseMajorVersion();
+        } catch (SQLException e) {
+            throw new IllegalStateException("docket-test: reading the server version failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Runs one statement on a connection of the shared pool.
+     *
+     * @throws IllegalStateException carrying the statement and PostgreSQL's message when it fails
+     */
+    public void execute(String sql) {
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            st.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
     }
 
     /** A schema name no other test uses: {@code docket_test_} and 16 random hexadecimal digits. */

@@ -5,27 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
-/** DOCKET_TEST_DATABASE_URL forms, and the schema names the kit drops. */
+/** What a wrong DOCKET_TEST_DATABASE_URL says (its forms are DatabaseUrlTest's), and the schema names the kit drops. */
 class TestPostgresTest {
 
     @Test
-    void aPostgresUrlBecomesAJdbcUrlWithDecodedCredentials() {
-        assertThat(TestPostgres.parse("postgres://app:p%40ss%3Aword@db.internal:5433/shop?sslmode=require"))
-                .isEqualTo(new TestPostgres.Target("jdbc:postgresql://db.internal:5433/shop?sslmode=require", "app",
-                        "p@ss:word"));
-        assertThat(TestPostgres.parse("postgresql://db/shop"))
-                .isEqualTo(new TestPostgres.Target("jdbc:postgresql://db/shop", null, null));
-        assertThat(TestPostgres.parse("jdbc:postgresql://db/shop?user=a"))
-                .isEqualTo(new TestPostgres.Target("jdbc:postgresql://db/shop?user=a", null, null));
-    }
-
-    @Test
-    void otherUrlsAreRefusedWithTheExpectedForm() {
-        assertThatThrownBy(() -> TestPostgres.parse("mysql://db/shop")).isInstanceOf(IllegalArgumentException.class)
+    void aWrongUrlIsRefusedNamingTheVariableAndTheExpectedForm() {
+        assertThatThrownBy(() -> TestPostgres.connect("mysql://db/shop")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("DOCKET_TEST_DATABASE_URL is not a usable PostgreSQL URL: it must start with")
                 .hasMessageContaining("postgres://user:password@host:5432/db");
-        assertThatThrownBy(() -> TestPostgres.parse("postgres://")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> TestPostgres.parse("postgres://db/ shop")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("is not a URL");
+        assertThatThrownBy(() -> TestPostgres.connect("postgres://app:s3cr3t@db:port/shop"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("port")
+                .hasMessageNotContaining("s3cr3t");
     }
 
     @Test

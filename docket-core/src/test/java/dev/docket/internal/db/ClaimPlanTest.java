@@ -11,6 +11,7 @@ import dev.docket.JobOptions;
 import dev.docket.NewJob;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.testing.DocketTest;
+import dev.docket.testing.FreshSchema;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -26,13 +27,18 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The claim statement's plan: a short walk from the left edge of the partial claim index, whatever
  * else is in the tables and whatever the statistics say, run exactly once per statement, in
  * priority, run_at, id order; and heartbeats that are HOT updates.
  */
+// Alone: a snapshot held by any other test's transaction keeps the heartbeats' old row versions from being
+// pruned, and an update that finds no room on its page is not HOT.
+@Isolated
 class ClaimPlanTest extends DocketTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -44,6 +50,7 @@ class ClaimPlanTest extends DocketTest {
     // ---------------------------------------------------------------- plans
 
     @Test
+    @Tag("load")
     void claimIsAShortIndexScanNextToAMillionHistoryRowsAndAMillionScheduledJobs() throws Exception {
         Docket docket = docket();
         long t0 = System.nanoTime();
@@ -81,6 +88,7 @@ class ClaimPlanTest extends DocketTest {
      * with SQL in the state the sequence triggers would give them (heads first, one per key).
      */
     @Test
+    @Tag("load")
     void claimIsAShortIndexScanNextToAMillionJobsWaitingInTenThousandSequences() throws Exception {
         Docket docket = docket();
         execute("ALTER TABLE {s}.jobs DISABLE TRIGGER jobs_sequence_enter");
@@ -143,6 +151,8 @@ class ClaimPlanTest extends DocketTest {
     }
 
     @Test
+    @Tag("load")
+    @FreshSchema
     void claimRightAfterABulkInsertBeforeAnyAnalyzeIsStillTheIndexScanInClaimOrder() throws Exception {
         Docket docket = docket();
         execute("ALTER TABLE {s}.jobs SET (autovacuum_enabled = false)");
@@ -247,6 +257,7 @@ class ClaimPlanTest extends DocketTest {
     // ---------------------------------------------------------------- heartbeat
 
     @Test
+    @FreshSchema
     void heartbeatsAreHotUpdates() throws Exception {
         assumeTrue(db.serverMajorVersion() >= 15,
                 "needs pg_stat_force_next_flush() (PostgreSQL 15+) to read table statistics without waiting");

@@ -12,6 +12,7 @@ import dev.docket.internal.db.Database;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.testing.DocketTest;
+import dev.docket.testing.FreshSchema;
 import dev.docket.testing.HookedDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -28,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -36,6 +38,9 @@ import org.postgresql.PGNotification;
  * leases (in pages, past rows it cannot take), and housekeeping of history partitions and dead jobs.
  * Times are set with the database clock.
  */
+// Alone: a snapshot held by any other test's transaction keeps a vacuum from removing the dead rows.
+@Isolated
+@FreshSchema
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MaintainerTest extends DocketTest {
 

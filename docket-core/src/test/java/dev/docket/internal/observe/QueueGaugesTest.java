@@ -9,12 +9,14 @@ import dev.docket.Docket;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.testing.DocketTest;
+import dev.docket.testing.FreshSchema;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.SQLException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** The database-read gauges when the schema they read does not exist yet, and once it does. */
+@FreshSchema
 class QueueGaugesTest extends DocketTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -3,6 +3,7 @@ package dev.docket.server.cli;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.docket.Docket;
+import dev.docket.internal.db.DatabaseUrl;
 import java.util.function.Consumer;
 
 /**

@@ -1,6 +1,7 @@
 package dev.docket.server.cli;
 
 import dev.docket.Docket;
+import dev.docket.internal.db.DatabaseUrl;
 import java.util.function.Consumer;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -22,13 +23,27 @@ final class DatabaseOptions {
             description = "The schema holding Docket's tables (default: ${DEFAULT-VALUE}).")
     String schema;
 
-    /** The database URL from the option, else from {@code DOCKET_DATABASE_URL}. */
+    /**
+     * The database URL from the option, else from {@code DOCKET_DATABASE_URL}.
+     *
+     * @throws CommandFailure (a usage error) when there is none, or saying what a valid one looks like;
+     *                        the message never contains the password
+     */
     DatabaseUrl databaseUrl() {
         String given = url;
         if (given == null) {
             given = root().env("DOCKET_DATABASE_URL");
         }
-        return DatabaseUrl.parse(given);
+        if (given == null || given.isBlank()) {
+            throw CommandFailure.usage("no database given: pass --database-url postgres://user:pass@host:5432/db "
+                    + "or set DOCKET_DATABASE_URL");
+        }
+        try {
+            return DatabaseUrl.parse(given);
+        } catch (IllegalArgumentException e) {
+            throw CommandFailure.usage("--database-url is not a usable PostgreSQL URL: " + e.getMessage()
+                    + " (expected postgres://user:pass@host:5432/db or jdbc:postgresql://host:5432/db)");
+        }
     }
 
     /** Connects (a pool of {@code poolSize}) and builds a Docket on the schema. */

@@ -2,6 +2,7 @@ package dev.docket.server.cli;
 
 import dev.docket.Docket;
 import dev.docket.QueueStats;
+import dev.docket.internal.db.DatabaseUrl;
 import dev.docket.server.DocketServer;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.TokenStore;

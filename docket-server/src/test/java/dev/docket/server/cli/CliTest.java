@@ -8,9 +8,11 @@ import dev.docket.Docket;
 import dev.docket.JobState;
 import dev.docket.PermanentJobFailure;
 import dev.docket.Worker;
+import dev.docket.internal.db.DatabaseUrl;
 import dev.docket.server.cli.CliRunner.Run;
 import dev.docket.server.spi.HandlerProvider;
 import dev.docket.testing.DocketTest;
+import dev.docket.testing.FreshSchema;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -136,6 +138,7 @@ class CliTest extends DocketTest {
     }
 
     @Test
+    @FreshSchema
     void migrateAppliesThenFindsNothingToDo() {
         Run first = cli(db("migrate"));
         Run second = cli(db("migrate"));
@@ -148,6 +151,7 @@ class CliTest extends DocketTest {
     }
 
     @Test
+    @FreshSchema
     void migratePrintTouchesNothing() {
         Run r = cli("migrate", "--print", "--schema", schema);
 
@@ -471,6 +475,7 @@ class CliTest extends DocketTest {
     }
 
     @Test
+    @FreshSchema
     void databaseProblemsGetOneLine() {
         int port = URI.create(this.db.jdbcUrl().substring(5)).getPort();
         assertFails(cli("stats"), 2, "no database given");

@@ -15,7 +15,7 @@ import dev.docket.WorkflowInfo;
 import dev.docket.server.DocketServer;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.TokenStore;
-import dev.docket.testing.TestDatabase;
+import dev.docket.test.TestPostgres;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -92,7 +92,7 @@ class DashboardBrowserTest {
     record Item(int n) {
     }
 
-    private final TestDatabase db = TestDatabase.get();
+    private final TestPostgres db = TestPostgres.get();
     private final String schema = "dash_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     private final CountDownLatch releaseBlocker = new CountDownLatch(1);
     private final Set<Long> syncFailedOnce = ConcurrentHashMap.newKeySet();

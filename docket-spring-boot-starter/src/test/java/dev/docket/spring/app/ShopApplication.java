@@ -1,6 +1,6 @@
 package dev.docket.spring.app;
 
-import dev.docket.testing.TestDatabase;
+import dev.docket.test.TestPostgres;
 import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
@@ -12,7 +12,7 @@ public class ShopApplication {
     /** The tests' PostgreSQL (embedded, or DOCKET_TEST_DATABASE_URL); the starter uses whatever DataSource the application has. */
     @Bean(destroyMethod = "close")
     DataSource dataSource() {
-        TestDatabase db = TestDatabase.get();
+        TestPostgres db = TestPostgres.get();
         db.execute("CREATE TABLE IF NOT EXISTS starter_orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
                 + "email text NOT NULL, confirmed boolean NOT NULL DEFAULT false)");
         return db.pool(20);
