@@ -34,6 +34,7 @@ public final class Database {
     private final RateLimitQueries rateLimits;
     private final DependencyQueries dependencies;
     private final WorkflowQueries workflows;
+    private final SignalQueries signals;
 
     public Database(DataSource dataSource, SchemaName schemaName, ObjectMapper json) {
         this(dataSource, schemaName, json, NetworkTimeout.NONE);
@@ -47,7 +48,7 @@ public final class Database {
         this.jobInserts = new JobInsertQueries(sql, uniqueKeys);
         this.claims = new JobClaimQueries(jdbc, sql);
         this.outcomes = new JobOutcomeQueries(jdbc, sql);
-        this.jobs = new JobQueries(jdbc, sql, json);
+        this.jobs = new JobQueries(jdbc, sql, json, new SignalQueries(jdbc, sql));
         this.history = new HistoryQueries(jdbc, sql);
         this.deadJobs = new DeadJobQueries(jdbc, sql);
         this.deadJobReplays = new DeadJobReplayQueries(jdbc, sql);
@@ -65,6 +66,7 @@ public final class Database {
         this.rateLimits = new RateLimitQueries(jdbc, sql);
         this.dependencies = new DependencyQueries(jdbc, sql);
         this.workflows = new WorkflowQueries(jdbc, sql);
+        this.signals = new SignalQueries(jdbc, sql);
     }
 
     /** A database call whose {@link SQLException} the public API reports as a {@link DocketException}. */
@@ -215,5 +217,10 @@ public final class Database {
     /** Workflows, their steps, and recorded outputs. */
     public WorkflowQueries workflows() {
         return workflows;
+    }
+
+    /** Signals sent to jobs. */
+    public SignalQueries signals() {
+        return signals;
     }
 }

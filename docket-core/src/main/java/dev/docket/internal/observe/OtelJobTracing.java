@@ -143,6 +143,7 @@ final class OtelJobTracing implements JobTracing {
                     case Outcome.Completed c -> span.setAttribute(OUTCOME, "completed");
                     case Outcome.Snoozed s -> span.setAttribute(OUTCOME, "snoozed");
                     case Outcome.Released r -> span.setAttribute(OUTCOME, "released");
+                    case Outcome.AwaitSignal a -> span.setAttribute(OUTCOME, "awaiting_signal");
                     case Outcome.Retry r -> failure("retry", r.error());
                     case Outcome.Dead d -> failure("dead", d.reason());
                 }
