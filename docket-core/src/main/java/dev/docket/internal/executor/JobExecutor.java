@@ -183,7 +183,7 @@ public final class JobExecutor implements AutoCloseable {
         ScheduledFuture<?> timer = timeout == null ? null
                 : timeouts.schedule(running::timeOut, timeout.toNanos(), TimeUnit.NANOSECONDS);
         AttemptObservation observation = observer.attemptStarting(running.job());
-        Context ctx = new Context(running.job(), outputs, this);
+        Context ctx = new Context(running.job(), outputs, this, observation);
         Outcome outcome = null;
         try {
             outcome = attempt(running, binding, timeout, observation, ctx);
@@ -342,16 +342,18 @@ public final class JobExecutor implements AutoCloseable {
         private final ClaimedJob job;
         private final RecordedOutputs outputs;
         private final JobExecutor executor;
+        private final AttemptObservation observation;
         private volatile long snoozeMillis = -1;
         private volatile String awaitSignal;
         private volatile Long awaitTimeoutMillis;
         private volatile String awaitOnTimeout;
         private volatile JobNotes notes;
 
-        Context(ClaimedJob job, RecordedOutputs outputs, JobExecutor executor) {
+        Context(ClaimedJob job, RecordedOutputs outputs, JobExecutor executor, AttemptObservation observation) {
             this.job = job;
             this.outputs = outputs;
             this.executor = executor;
+            this.observation = observation;
         }
 
         @Override
@@ -432,6 +434,7 @@ public final class JobExecutor implements AutoCloseable {
         @Override
         public void progress(double fraction, String message) {
             notes().progress(fraction, message);
+            observation.progress(fraction);
         }
 
         @Override

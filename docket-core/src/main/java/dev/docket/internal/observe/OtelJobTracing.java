@@ -39,6 +39,8 @@ final class OtelJobTracing implements JobTracing {
     private static final String SCOPE = "dev.docket";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("docket.job.outcome");
+    /** The latest fraction the handler reported (JobContext.progress); never its message, which is the handler's text. */
+    private static final AttributeKey<Double> PROGRESS = AttributeKey.doubleKey("docket.job.progress");
     private static final int MAX_STATUS_CHARS = 200;
 
     private static final TextMapGetter<JsonNode> METADATA = new TextMapGetter<>() {
@@ -129,6 +131,11 @@ final class OtelJobTracing implements JobTracing {
     }
 
     private record Attempt(Span span, Scope scope) implements TracedAttempt {
+
+        @Override
+        public void progress(double fraction) {
+            span.setAttribute(PROGRESS, fraction);
+        }
 
         @Override
         public void failed(Throwable e) {
