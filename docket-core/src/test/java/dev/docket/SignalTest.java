@@ -122,9 +122,13 @@ class SignalTest extends DocketTest {
             assertThat(stateSeenByAnother(order)).as("invisible before the commit").isEqualTo("waiting");
             tx.commit();
         }
-        assertThat(state(docket, order)).isEqualTo(JobState.READY);
-        assertThat(docket.job(order).orElseThrow().signals()).singleElement()
-                .satisfies(s -> assertThat(s.payload()).isEqualTo("{}"));
+        JobInfo resumed = docket.job(order).orElseThrow();
+        assertThat(resumed.state()).isEqualTo(JobState.READY);
+        assertThat(resumed.signals()).singleElement().satisfies(s -> {
+            assertThat(s.payload()).isEqualTo("{}");
+            assertThat(resumed.runAt()).as("due when its wait ended, not when it was enqueued")
+                    .isAfterOrEqualTo(s.sentAt()).isAfter(resumed.createdAt());
+        });
     }
 
     private String stateSeenByAnother(long id) throws Exception {

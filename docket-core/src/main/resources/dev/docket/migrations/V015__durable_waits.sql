@@ -3,7 +3,9 @@
 -- log lines with the job.
 --
 -- A job that waits for a signal is 'waiting', the state sequences and dependencies already use: it is
--- not in the claim index, holds no lease and no worker slot. Nothing here touches a statement that
+-- not in the claim index, holds no lease and no worker slot. A wait that ends makes the job due now (its
+-- run_at moves up to now() unless it lies ahead): it joins the back of its queue rather than jumping the jobs
+-- that became due while it waited, and its pickup latency (run_at to claim) does not count the wait. Nothing here touches a statement that
 -- jobs without waits run: the claim, heartbeat, enqueue and completion statements are unchanged, and
 -- the only index added is partial over jobs whose wait has a deadline.
 
@@ -101,6 +103,7 @@ BEGIN
     PERFORM pg_advisory_xact_lock_shared({{schema}}.signal_lock_key(job_id));
     UPDATE {{schema}}.jobs j
        SET state = CASE WHEN j.waiting_for > 0 THEN 'waiting' WHEN j.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
+           run_at = CASE WHEN j.waiting_for > 0 THEN j.run_at ELSE greatest(j.run_at, now()) END,
            await_signal = NULL, await_since = NULL, await_deadline = NULL, await_on_timeout = NULL,
            metadata = {{schema}}.signal_note(j.metadata,
                jsonb_build_object('name', name, 'at', now(), 'sentAt', now(), 'by', sent_by))
@@ -160,6 +163,7 @@ BEGIN
     ), w AS (
         UPDATE {{schema}}.jobs j
            SET state = CASE WHEN k.id IS NULL THEN 'waiting' ELSE 'ready' END,
+               run_at = CASE WHEN k.id IS NULL THEN j.run_at ELSE greatest(j.run_at, now()) END,
                attempt = j.attempt - 1, lease_until = NULL, locked_by = NULL,
                await_signal = CASE WHEN k.id IS NULL THEN f.name END,
                await_since = CASE WHEN k.id IS NULL THEN now() END,

@@ -350,6 +350,7 @@ SELECT id, await_on_timeout FROM {{schema}}.jobs
 WITH t AS (
     UPDATE {{schema}}.jobs j
        SET state = CASE WHEN j.waiting_for > 0 THEN 'waiting' WHEN j.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
+           run_at = CASE WHEN j.waiting_for > 0 THEN j.run_at ELSE greatest(j.run_at, now()) END,
            metadata = {{schema}}.signal_note(j.metadata, jsonb_build_object('name', j.await_signal, 'at', now(),
                'timedOut', true)),
            await_signal = NULL, await_since = NULL, await_deadline = NULL, await_on_timeout = NULL
