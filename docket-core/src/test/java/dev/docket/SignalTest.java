@@ -631,4 +631,63 @@ class SignalTest extends DocketTest {
         assertThat(options.toBuilder().awaitSignal("other").build().signalTimeout())
                 .as("a wait without a timeout replaces one with").isNull();
     }
+
+    @Test
+    void aHandlersMalformedSignalCallsAreRefusedWithIllegalArgumentException() {
+        Docket docket = docket();
+        long job = docket.enqueue("step", new Order(1));
+        docket.signal(job, "go", Map.of("not", "a string"));
+        List<String> refused = new ArrayList<>();
+        List<JobRun> runs = docket.worker().queue("default", 1).handler("step", Order.class, (o, ctx) -> {
+            for (String name : new String[] {null, "", "a b", "x".repeat(129), "go\ud800"}) {
+                try {
+                    ctx.signal(name, String.class);
+                } catch (IllegalArgumentException e) {
+                    refused.add("read " + e.getMessage().startsWith("signal name"));
+                }
+                try {
+                    ctx.awaitSignal(name);
+                } catch (IllegalArgumentException e) {
+                    refused.add("await " + e.getMessage().startsWith("signal name"));
+                }
+            }
+            for (Duration bad : new Duration[] {Duration.ZERO, Duration.ofMillis(-5), Duration.ofDays(365 * 101)}) {
+                try {
+                    ctx.awaitSignal("go", bad, SignalTimeout.RUN);
+                } catch (IllegalArgumentException e) {
+                    refused.add("timeout");
+                }
+            }
+            try {
+                ctx.signal("go", Integer.class);
+            } catch (IllegalArgumentException e) {
+                refused.add(e.getMessage());
+            }
+        }).runReadyJobs();
+        assertThat(runs).extracting(JobRun::result).as("no wait was asked for").containsExactly(JobRun.Result.COMPLETED);
+        assertThat(refused).hasSize(14).startsWith("read true", "await true").contains("timeout")
+                .last().asString().startsWith("the payload of signal go does not map to java.lang.Integer")
+                .doesNotContain("a string");
+    }
+
+    @Test
+    void theSqlFunctionRefusesMalformedInputWithSqlState22023() throws Exception {
+        Docket docket = docket();
+        long job = docket.enqueue("step", new Order(1), awaiting("go"));
+        for (String call : new String[] {"signal(?, 'a b')", "signal(?, NULL)", "signal(?, '')",
+                "signal(?, repeat('x', 129))", "signal(?, 'go', '{}', '')", "signal(?, 'go', '{}', repeat('x', 201))"}) {
+            try (Connection c = dataSource().getConnection();
+                 PreparedStatement ps = c.prepareStatement("SELECT * FROM " + schema + "." + call)) {
+                ps.setLong(1, job);
+                assertThatThrownBy(ps::executeQuery).as(call).isInstanceOf(java.sql.SQLException.class)
+                        .satisfies(e -> assertThat(((java.sql.SQLException) e).getSQLState()).isEqualTo("22023"));
+            }
+        }
+        try (Connection c = dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT * FROM " + schema + ".signal(NULL, 'go')")) {
+            assertThatThrownBy(ps::executeQuery).isInstanceOf(java.sql.SQLException.class)
+                    .satisfies(e -> assertThat(((java.sql.SQLException) e).getSQLState()).isEqualTo("22023"));
+        }
+        assertThat(state(docket, job)).isEqualTo(JobState.WAITING);
+    }
 }

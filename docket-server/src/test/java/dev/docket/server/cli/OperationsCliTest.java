@@ -193,6 +193,8 @@ class OperationsCliTest extends DocketTest {
         assertFails(cli("job", "signal", Long.toString(other), "approved", "--payload", "@/no/such/file"), 2,
                 "cannot read the --payload file");
         assertFails(cli("job", "signal", Long.toString(other), "approved", "--by", "a\u0007b"), 2, "sentBy");
+        assertFails(cli("job", "signal", Long.toString(other), "approved", "--payload",
+                "{\"x\": \"" + "y".repeat(300 * 1024) + "\"}"), 2, "payload is");
         assertFails(cli("job", "signal", "0", "approved"), 2, "positive whole number");
         assertFails(cli("job", "signal", "abc", "approved"), 2, "abc");
         assertFails(cli("job", "signal", Long.toString(other)), 2, "NAME");
