@@ -52,7 +52,8 @@ final class JobNotes {
     private int droppedLines;
     private ObjectNode progress;
     private ScheduledFuture<?> scheduled;
-    private long lastWrite = System.nanoTime() - INTERVAL_NANOS;
+    /** When the next scheduled write may start: set as a write is scheduled, so writes start an interval apart. */
+    private long nextWriteAt = System.nanoTime();
     private boolean finished;
 
     /** One write at a time, in order. */
@@ -136,7 +137,10 @@ final class JobNotes {
         if (scheduled != null && !scheduled.isDone() || lost) {
             return;
         }
-        long delay = Math.max(0, lastWrite + INTERVAL_NANOS - System.nanoTime());
+        long now = System.nanoTime();
+        long at = Math.max(now, nextWriteAt);
+        nextWriteAt = at + INTERVAL_NANOS;
+        long delay = at - now;
         try {
             scheduled = timer.schedule(() -> Thread.ofVirtual().name("docket-notes-" + fence.id()).start(this::write),
                     delay, TimeUnit.NANOSECONDS);
@@ -163,7 +167,6 @@ final class JobNotes {
                 lines.clear();
                 lineBytes = 0;
                 droppedLines = 0;
-                lastWrite = System.nanoTime();
             }
             if (!outcomes.writeNotes(fence, workerId, progressJson, linesJson, dropped, LOG_BYTES_PER_ATTEMPT)) {
                 lost = true;
