@@ -7,6 +7,7 @@ import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.NetworkTimeout;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.enqueue.JobInserter;
+import dev.docket.internal.enqueue.SignalSender;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.maintenance.CronEnqueuer;
 import dev.docket.internal.migrate.Migrator;
@@ -73,6 +74,7 @@ public final class Docket implements Enqueuer, AutoCloseable {
     private final Duration migrationLockTimeout;
     private final JobInserter inserter;
     private final Workflows workflows;
+    private final SignalSender signals;
     /** Not a MeterRegistry field: reflection on Docket (a framework's bean introspection) must not need Micrometer. */
     private final Optional<MeterRegistry> meterRegistry;
     private final KindLabels kindLabels;
@@ -93,11 +95,13 @@ public final class Docket implements Enqueuer, AutoCloseable {
         List<CronEnqueuer.Schedule> schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(),
                 CronRules.executionTime(p.cron()), p.zone(), kinds.row(NewJob.of(p.kind(), p.payload(), p.options()))))
                 .toList();
+        EnqueueNotifier notifier = b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null;
+        this.signals = new SignalSender(store, schemaGuard::require, notifier, this::wakeLocalWorkers,
+                b.externalTransactions);
         this.wiring = new DocketWiring(store, schema, codec, kinds, schemaGuard, schedules, b.historyRetention,
-                b.deadJobRetention, observer, List.copyOf(b.rateLimits.values()));
+                b.deadJobRetention, observer, List.copyOf(b.rateLimits.values()), signals);
         this.migrationLockTimeout = b.migrationLockTimeout;
-        this.inserter = new JobInserter(dataSource, store, schemaGuard::require,
-                b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null, this::wakeLocalWorkers,
+        this.inserter = new JobInserter(dataSource, store, schemaGuard::require, notifier, this::wakeLocalWorkers,
                 b.externalTransactions);
         this.workflows = new Workflows(store, kinds, inserter);
         this.gauges = b.meterRegistry == null || !b.databaseGauges ? null
@@ -260,6 +264,68 @@ public final class Docket implements Enqueuer, AutoCloseable {
     /** Enqueues a batch and its callbacks inside the caller's transaction (never committed, rolled back or closed here). */
     public BatchEnqueued enqueueBatch(Connection tx, Batch batch) {
         return workflows.enqueue(Objects.requireNonNull(tx, "tx"), Objects.requireNonNull(batch, "batch"));
+    }
+
+    /**
+     * Sends the signal {@code name} to job {@code jobId}, in a transaction of its own (or, with
+     * {@link Builder#externalTransactions}, in the caller's transaction managed elsewhere, like enqueue).
+     * If the job waits for this signal ({@link JobOptions.Builder#awaitSignal}, {@link JobContext#awaitSignal}),
+     * the wait ends in that transaction and the job becomes ready (its workers are woken as for an enqueue);
+     * each wait is ended by exactly one signal. If the job is live but not waiting for it, the signal is kept
+     * with the job: its handler reads it ({@link JobContext#signal}), and its next wait for this name takes
+     * it at once. Kept signals stay while the job is live (at most 100 per job that no wait took) and are
+     * pruned with the job's history. The payload is treated like a job's: never logged, shown only to roles
+     * that see payloads.
+     *
+     * @param payload any value Jackson writes as JSON, within {@code maxPayloadBytes}; {@code null} sends {@code {}}
+     * @return what became of the signal
+     * @throws IllegalArgumentException if {@code name} is not 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -}
+     *                                  ({@link JobOptions#SIGNAL_NAME}), or the payload cannot be written or is too large
+     * @throws IllegalStateException    if the job already holds 100 kept signals
+     */
+    public SignalDelivery signal(long jobId, String name, Object payload) {
+        String json = signalPayload(name, payload);
+        return sendSignal(jobId, name, () -> signals.sendJoiningOrOwn(jobId, name, json, null));
+    }
+
+    /**
+     * Sends the signal {@code name} to job {@code jobId} inside the caller's transaction: it exists, and ends
+     * the job's wait, if and only if that transaction commits (rolled back, it never arrives), so a signal can
+     * be delivered with the business write that causes it. Never commits, rolls back or closes {@code tx}.
+     * Otherwise as {@link #signal(long, String, Object)}.
+     *
+     * <p>The transaction must be READ COMMITTED (PostgreSQL's default): under REPEATABLE READ or SERIALIZABLE
+     * it is refused ({@link IllegalStateException}), since its older snapshot could miss a wait committed
+     * meanwhile. Until it ends it holds a lock that a worker putting this job to wait takes too: keep it
+     * short, and in a transaction that signals several jobs, signal them in id order.
+     */
+    public SignalDelivery signal(Connection tx, long jobId, String name, Object payload) {
+        Objects.requireNonNull(tx, "tx");
+        String json = signalPayload(name, payload);
+        return sendSignal(jobId, name, () -> signals.send(tx, jobId, name, json, null));
+    }
+
+    private String signalPayload(String name, Object payload) {
+        JobOptionRules.checkSignalName(name);
+        try {
+            return wiring.codec().toJson(payload);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage().replaceFirst("^payload", "the payload of signal " + name), e);
+        }
+    }
+
+    /** Runs a send; the database's refusals (too many kept signals, a snapshot too old) become IllegalStateException. */
+    static SignalDelivery sendSignal(long jobId, String name, Database.Call<SignalDelivery> send) {
+        try {
+            return send.run();
+        } catch (SQLException e) {
+            if ("54000".equals(e.getSQLState()) || "25000".equals(e.getSQLState())) {
+                throw new IllegalStateException("docket: sending signal " + name + " to job " + jobId
+                        + " was refused: " + e.getMessage(), e);
+            }
+            throw new DocketException("docket: sending signal " + name + " to job " + jobId + " failed: "
+                    + e.getMessage(), e);
+        }
     }
 
     /** Finds a job wherever it lives: waiting or running, completed or cancelled, or dead. */

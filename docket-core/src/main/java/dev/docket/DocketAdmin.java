@@ -7,8 +7,10 @@ import dev.docket.internal.db.Database;
 import dev.docket.internal.db.DeadJobQueries;
 import dev.docket.internal.doctor.Doctor;
 import dev.docket.internal.doctor.JobExplainer;
+import dev.docket.internal.json.PayloadJson;
 import dev.docket.internal.repair.PayloadRepairs;
 import dev.docket.internal.rules.JobOptionRules;
+import dev.docket.internal.rules.TextRules;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -33,6 +35,31 @@ public final class DocketAdmin {
         this.store = wiring.store();
         this.repairs = new PayloadRepairs(store, wiring.codec());
         this.workflows = workflows;
+    }
+
+    /** The longest {@code sentBy} of {@link #sendSignal}, in characters. */
+    public static final int MAX_SENT_BY = 200;
+
+    /**
+     * Sends a signal as an operator tool does (the REST API, the dashboard's approve button, {@code docket job
+     * signal}): as {@link Docket#signal(long, String, Object)} in a transaction of its own, with the payload
+     * given as JSON text read exactly (numbers keep their digits, a field name twice in one object is refused),
+     * and who sent it recorded with the signal and, when it ends a wait, in the job's metadata under
+     * {@code docket.signals} ({@code {"name", "at", "sentAt", "by"}}; never the payload).
+     *
+     * @param payloadJson JSON text within {@code maxPayloadBytes}, or {@code null} for {@code {}}
+     * @param sentBy      who sends it: 1 to {@value #MAX_SENT_BY} printable characters ({@code "ada (operator, dashboard)"})
+     * @throws IllegalArgumentException for a name, payload or {@code sentBy} that breaks these rules
+     * @throws IllegalStateException    if the job already holds 100 kept signals
+     */
+    public SignalDelivery sendSignal(long jobId, String name, String payloadJson, String sentBy) {
+        JobOptionRules.checkSignalName(name);
+        if (sentBy == null || sentBy.isBlank() || sentBy.length() > MAX_SENT_BY || !TextRules.isName(sentBy)) {
+            throw new IllegalArgumentException("sentBy must be 1 to " + MAX_SENT_BY + " printable characters, was "
+                    + TextRules.describe(sentBy));
+        }
+        String json = payloadJson == null ? "{}" : wiring.codec().toJson(PayloadJson.parse(payloadJson, "payload"));
+        return Docket.sendSignal(jobId, name, () -> wiring.signals().sendJoiningOrOwn(jobId, name, json, sentBy));
     }
 
     /** A workflow with each step's state ({@link Docket#enqueueWorkflow}); empty for an unknown id. */

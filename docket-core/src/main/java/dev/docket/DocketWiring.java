@@ -2,6 +2,7 @@ package dev.docket;
 
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.SchemaName;
+import dev.docket.internal.enqueue.SignalSender;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.maintenance.CronEnqueuer;
 import dev.docket.internal.migrate.SchemaGuard;
@@ -12,10 +13,10 @@ import java.util.List;
 /**
  * What a {@link Docket} shares with the workers it starts: its tables, payload codec, kinds, schema
  * check, periodic schedules, retention settings, the observer its metrics and traces go through, and
- * the rate limits it declares.
+ * the rate limits it declares; and how it sends signals (for its admin's operator signals).
  * Immutable; made once by the Docket.
  */
 record DocketWiring(Database store, SchemaName schema, PayloadCodec codec, KindRegistry kinds, SchemaGuard schemaGuard,
               List<CronEnqueuer.Schedule> schedules, Duration historyRetention, Duration deadJobRetention,
-              JobObserver observer, List<RateLimit> rateLimits) {
+              JobObserver observer, List<RateLimit> rateLimits, SignalSender signals) {
 }

@@ -96,8 +96,15 @@ public record JobExplanation(long jobId, JobState state, String queue, String ki
         RATE_LIMITED,
         /**
          * Waiting for jobs it depends on ({@link JobOptions.Builder#dependsOn}); facts: {@code waitingFor} (how many),
-         * {@code dependencies} (the first ten ids, comma-separated), {@code mode}.
+         * {@code dependencies} (the first ten ids, comma-separated), {@code mode}, and {@code delayAfterDependencies}
+         * (ISO-8601) when it has a timer ({@link JobOptions.Builder#delayAfterDependencies}).
          */
-        WAITING_FOR_DEPENDENCIES
+        WAITING_FOR_DEPENDENCIES,
+        /**
+         * Waiting for a signal ({@link JobOptions.Builder#awaitSignal}, {@link JobContext#awaitSignal}); facts:
+         * {@code signal}, {@code since}, and for a wait with a timeout {@code deadline} and {@code onTimeout}
+         * ({@code run}, {@code fail} or {@code cancel}).
+         */
+        WAITING_FOR_SIGNAL
     }
 }

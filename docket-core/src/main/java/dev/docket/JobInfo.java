@@ -7,7 +7,8 @@ import java.util.Optional;
 
 /**
  * A snapshot of one job, wherever it lives (live table, history or dead-letter table).
- * {@link #toString()} leaves the payload and the output out: Docket never lets either reach a log by accident.
+ * {@link #toString()} leaves the payload, the output and the signals' payloads out: Docket never lets them
+ * reach a log by accident.
  *
  * @param id             the job id
  * @param queue          the queue it runs on
@@ -35,15 +36,38 @@ import java.util.Optional;
  *                       completes and when it dies; {@code null} when nothing was recorded (or the recording
  *                       attempt's lease was lost), the text {@code null} when the handler recorded {@code null}.
  *                       Like the payload, never logged and not in {@link #toString()}
+ * @param signalWait     what the job waits for while it is {@link JobState#WAITING} for a signal
+ *                       ({@link JobOptions.Builder#awaitSignal}, {@link JobContext#awaitSignal}), else {@code null}
+ * @param signals        the signals sent to it while it was live, oldest first (at most the latest 50; their
+ *                       payloads are treated like the job's), kept until the history retention after it finished
+ * @param progress       what its handler last reported with {@link JobContext#progress}, or {@code null}
+ * @param logs           the log lines its attempts kept ({@link JobContext#log}), one entry per attempt, oldest
+ *                       attempt first; empty when none logged
  */
 public record JobInfo(long id, String queue, String kind, JobState state, int priority, int attempt,
                       int maxAttempts, Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt,
                       String tenant, String uniqueKey, String lockedBy, String deadReason, int payloadVersion,
                       String payload, List<JobError> errors, String metadata, String sequenceKey,
-                      String output) {
+                      String output, SignalWait signalWait, List<JobSignal> signals, JobProgress progress,
+                      List<JobLog> logs) {
 
     public JobInfo {
         errors = List.copyOf(errors);
+        signals = List.copyOf(signals);
+        logs = List.copyOf(logs);
+    }
+
+    /**
+     * A job without a signal wait, signals, progress or logs: the form before waits existed, kept for
+     * code that builds a {@code JobInfo} itself (a test's fake).
+     */
+    public JobInfo(long id, String queue, String kind, JobState state, int priority, int attempt,
+                   int maxAttempts, Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt,
+                   String tenant, String uniqueKey, String lockedBy, String deadReason, int payloadVersion,
+                   String payload, List<JobError> errors, String metadata, String sequenceKey, String output) {
+        this(id, queue, kind, state, priority, attempt, maxAttempts, runAt, createdAt, attemptedAt, finishedAt,
+                tenant, uniqueKey, lockedBy, deadReason, payloadVersion, payload, errors, metadata, sequenceKey,
+                output, null, List.of(), null, List.of());
     }
 
     /**
@@ -62,6 +86,7 @@ public record JobInfo(long id, String queue, String kind, JobState state, int pr
     @Override
     public String toString() {
         return "JobInfo[id=" + id + ", queue=" + queue + ", kind=" + kind + ", state=" + state
-                + ", attempt=" + attempt + "/" + maxAttempts + ", runAt=" + runAt + ", errors=" + errors.size() + "]";
+                + ", attempt=" + attempt + "/" + maxAttempts + ", runAt=" + runAt + ", errors=" + errors.size()
+                + (signalWait == null ? "" : ", awaiting signal " + signalWait.signal()) + "]";
     }
 }

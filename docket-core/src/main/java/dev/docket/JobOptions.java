@@ -3,11 +3,14 @@ package dev.docket;
 import static dev.docket.OptionChecks.atLeast;
 import static dev.docket.OptionChecks.between;
 import static dev.docket.internal.rules.JobOptionRules.checkDelay;
+import static dev.docket.internal.rules.JobOptionRules.checkDelayAfterDependencies;
 import static dev.docket.internal.rules.JobOptionRules.checkDependsOn;
 import static dev.docket.internal.rules.JobOptionRules.checkKey;
 import static dev.docket.internal.rules.JobOptionRules.checkMetadata;
 import static dev.docket.internal.rules.JobOptionRules.checkQueue;
 import static dev.docket.internal.rules.JobOptionRules.checkRunAt;
+import static dev.docket.internal.rules.JobOptionRules.checkSignalName;
+import static dev.docket.internal.rules.JobOptionRules.checkSignalTimeout;
 import static dev.docket.internal.rules.JobOptionRules.checkUniqueFor;
 
 import dev.docket.internal.rules.JobOptionRules;
@@ -26,7 +29,8 @@ import java.util.regex.Pattern;
  * How one job is enqueued. Immutable; build with {@link #builder()}, or use {@link #defaults()}.
  *
  * <p>Defaults: queue {@code "default"}, priority {@code 0}, due now, max attempts from the kind's
- * {@link RetryPolicy} (20 unless configured), no unique key, no tenant, no sequence key.
+ * {@link RetryPolicy} (20 unless configured), no unique key, no tenant, no sequence key, no dependencies, no
+ * wait for a signal.
  *
  * <p><b>Text is stored exactly as given, or refused.</b> Every text value (unique key, tenant,
  * metadata keys and values) must be valid Unicode without NUL: a lone UTF-16 surrogate such as
@@ -49,6 +53,8 @@ public final class JobOptions {
     public static final Instant LATEST_RUN_AT = JobOptionRules.LATEST_RUN_AT;
     /** The most jobs one job may depend on ({@link Builder#dependsOn}). */
     public static final int MAX_DEPENDENCIES = JobOptionRules.MAX_DEPENDENCIES;
+    /** Signal names ({@link Builder#awaitSignal}, {@link Docket#signal}): 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -}. */
+    public static final Pattern SIGNAL_NAME = JobOptionRules.SIGNAL_NAME;
 
     private static final JobOptions DEFAULTS = builder().build();
 
@@ -189,6 +195,26 @@ public final class JobOptions {
         return values.dependencyMode;
     }
 
+    /** The signal this job waits for before it can run ({@link Builder#awaitSignal}), or {@code null} for none (the default). */
+    public String awaitSignal() {
+        return values.awaitSignal;
+    }
+
+    /** How long the job waits for {@link #awaitSignal()} before {@link #onSignalTimeout()}, or {@code null} for no limit. */
+    public Duration signalTimeout() {
+        return values.signalTimeout;
+    }
+
+    /** What happens when {@link #signalTimeout()} passes without the signal, or {@code null} without a timeout. */
+    public SignalTimeout onSignalTimeout() {
+        return values.onSignalTimeout;
+    }
+
+    /** How long after its dependencies complete the job runs ({@link Builder#delayAfterDependencies}), or {@code null}. */
+    public Duration delayAfterDependencies() {
+        return values.delayAfterDependencies;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof JobOptions other && fields().equals(other.fields());
@@ -204,7 +230,8 @@ public final class JobOptions {
         Builder v = values;
         return Arrays.asList(v.queue, v.priority, v.runAt, v.delay, v.maxAttempts, v.uniqueKey,
                 v.tenant, v.payloadVersion, v.uniqueFor, v.metadata, v.sequenceKey, v.haltSequenceOnDeath,
-                LongBuffer.wrap(v.dependsOn), v.dependencyMode);
+                LongBuffer.wrap(v.dependsOn), v.dependencyMode, v.awaitSignal, v.signalTimeout, v.onSignalTimeout,
+                v.delayAfterDependencies);
     }
 
     @Override
@@ -214,7 +241,11 @@ public final class JobOptions {
                 + ", maxAttempts=" + v.maxAttempts + ", uniqueKey=" + v.uniqueKey + ", tenant=" + v.tenant
                 + ", payloadVersion=" + v.payloadVersion + ", uniqueFor=" + v.uniqueFor + ", metadata=" + v.metadata.keySet()
                 + ", sequenceKey=" + v.sequenceKey + ", haltSequenceOnDeath=" + v.haltSequenceOnDeath
-                + (v.dependsOn.length == 0 ? "" : ", dependsOn=" + v.dependsOn.length + " jobs (" + v.dependencyMode + ")") + "]";
+                + (v.dependsOn.length == 0 ? "" : ", dependsOn=" + v.dependsOn.length + " jobs (" + v.dependencyMode + ")")
+                + (v.delayAfterDependencies == null ? "" : ", delayAfterDependencies=" + v.delayAfterDependencies)
+                + (v.awaitSignal == null ? "" : ", awaitSignal=" + v.awaitSignal
+                        + (v.signalTimeout == null ? "" : " (" + v.signalTimeout + ", then " + v.onSignalTimeout + ")"))
+                + "]";
     }
 
     /** Builds {@link JobOptions}; each setter checks its value and says what was wrong. */
@@ -234,6 +265,10 @@ public final class JobOptions {
         private Boolean haltSequenceOnDeath;
         private long[] dependsOn = new long[0];
         private DependencyMode dependencyMode = DependencyMode.ALL_COMPLETED;
+        private String awaitSignal;
+        private Duration signalTimeout;
+        private SignalTimeout onSignalTimeout;
+        private Duration delayAfterDependencies;
 
         private Builder() {
         }
@@ -254,6 +289,10 @@ public final class JobOptions {
             haltSequenceOnDeath = from.haltSequenceOnDeath;
             dependsOn = from.dependsOn;
             dependencyMode = from.dependencyMode;
+            awaitSignal = from.awaitSignal;
+            signalTimeout = from.signalTimeout;
+            onSignalTimeout = from.onSignalTimeout;
+            delayAfterDependencies = from.delayAfterDependencies;
         }
 
         /** The queue, default {@code "default"}: 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -}. */
@@ -403,6 +442,58 @@ public final class JobOptions {
             return this;
         }
 
+        /**
+         * The job waits for the signal {@code name} before it can run, without a timeout: it is enqueued
+         * {@link JobState#WAITING} (not claimable, holding no worker slot or lease) and becomes ready in the
+         * transaction that sends the signal ({@link Docket#signal(java.sql.Connection, long, String, Object)}),
+         * or scheduled if its {@link #runAt} is still ahead, or stays waiting while it also waits for its
+         * {@link #dependsOn} jobs. Its handler reads the signal's payload with {@link JobContext#signal}. A
+         * workflow step with it runs only when its steps before it have completed and the signal arrived.
+         * Cancel a wait that is no longer wanted with {@link Docket#cancel}. Replaces an earlier wait; none by
+         * default. A job in a sequence cannot wait for a signal ({@link #build()} refuses it).
+         *
+         * @param name 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -} ({@link JobOptions#SIGNAL_NAME})
+         */
+        public Builder awaitSignal(String name) {
+            this.awaitSignal = checkSignalName(name);
+            this.signalTimeout = null;
+            this.onSignalTimeout = null;
+            return this;
+        }
+
+        /**
+         * As {@link #awaitSignal(String)}, with a timeout: if the signal has not arrived {@code timeout} after
+         * the enqueue (by the database's clock), the maintenance leader takes the job down {@code onTimeout}'s
+         * path (run anyway, fail, or cancel), at most a maintenance interval late and exactly once across
+         * leader changes, like a scheduled job's promotion. A signal and the timeout that race each other are
+         * decided by the job's row lock: exactly one of them ends the wait (the other signal is then kept).
+         *
+         * @param timeout   from 1 ms to 100 years
+         * @param onTimeout what happens at the timeout
+         */
+        public Builder awaitSignal(String name, Duration timeout, SignalTimeout onTimeout) {
+            String checked = checkSignalName(name);
+            this.signalTimeout = checkSignalTimeout(timeout, onTimeout);
+            this.awaitSignal = checked;
+            this.onSignalTimeout = onTimeout;
+            return this;
+        }
+
+        /**
+         * A timer: the job runs {@code delay} after its last {@link #dependsOn} job completed, without a worker
+         * waiting meanwhile (it is {@link JobState#WAITING}, then {@link JobState#SCHEDULED} until then, and made
+         * ready by the maintenance leader like any scheduled job, across leader changes). If its dependencies have
+         * all completed at enqueue, the delay counts from the enqueue. A later {@link #runAt} still holds. Needs
+         * {@link #dependsOn} ({@link #build()} refuses it otherwise: for a job without dependencies use
+         * {@link #delay}); none by default.
+         *
+         * @param delay from 1 ms to 100 years
+         */
+        public Builder delayAfterDependencies(Duration delay) {
+            this.delayAfterDependencies = checkDelayAfterDependencies(delay);
+            return this;
+        }
+
         public JobOptions build() {
             if (uniqueFor != null && uniqueKey == null) {
                 throw new IllegalArgumentException("uniqueFor needs a uniqueKey");
@@ -410,6 +501,14 @@ public final class JobOptions {
             if (sequenceKey != null && dependsOn.length > 0) {
                 // Both hold the job 'waiting', and a sequence's advance would release it before its dependencies.
                 throw new IllegalArgumentException("a job cannot both depend on jobs and be in a sequence (sequenceKey)");
+            }
+            if (sequenceKey != null && awaitSignal != null) {
+                // A sequence's jobs behind its head are 'waiting' too: a waiting head would look like one of them.
+                throw new IllegalArgumentException("a job cannot both wait for a signal and be in a sequence (sequenceKey)");
+            }
+            if (delayAfterDependencies != null && dependsOn.length == 0) {
+                throw new IllegalArgumentException("delayAfterDependencies needs dependsOn; a job without dependencies "
+                        + "takes delay(..) instead");
             }
             return new JobOptions(this);
         }

@@ -26,7 +26,12 @@ public record JobRun(long jobId, String kind, String queue, int attempt, Result 
         /** Its payload version is newer than the handler reads: put back to wait for a worker that reads it. */
         AWAITING_NEWER_VERSION,
         /** The job was cancelled or rescued while it ran: its outcome was discarded. */
-        LEASE_LOST
+        LEASE_LOST,
+        /**
+         * The handler called {@link JobContext#awaitSignal}: the job waits for the signal, its attempt given back
+         * (or, with that signal kept already, is ready again and runs again in the same call).
+         */
+        AWAITING_SIGNAL
     }
 
     /** Whether the handler returned and the job is completed. */

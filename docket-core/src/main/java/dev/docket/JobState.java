@@ -10,8 +10,10 @@ public enum JobState {
     RUNNING,
     /**
      * Waiting for something other than time, outside the claim's reach: behind the head of its
-     * sequence ({@link JobOptions.Builder#sequenceKey}), for a sequence halted by a dead job, or for the
-     * jobs it depends on ({@link JobOptions.Builder#dependsOn}).
+     * sequence ({@link JobOptions.Builder#sequenceKey}), for a sequence halted by a dead job, for the
+     * jobs it depends on ({@link JobOptions.Builder#dependsOn}), or for a signal
+     * ({@link JobOptions.Builder#awaitSignal}, {@link JobContext#awaitSignal}; {@link JobInfo#signalWait()}).
+     * It holds no worker slot and no lease.
      */
     WAITING,
     /** Its handler returned; the job is in the history table. */

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -108,7 +109,18 @@ final class KindRegistry {
                 options.uniqueFor() == null ? null : options.uniqueFor().toMillis(),
                 codec.metadataJson(observer.withTraceContext(options.metadata())), options.sequenceKey(),
                 Boolean.TRUE.equals(options.haltSequenceOnDeath()), options.dependsOnIds(),
-                options.dependencyMode().sqlName());
+                options.dependencyMode().sqlName(), waits(options));
+    }
+
+    /** What the job waits for beyond its dependencies, or null for the common job that waits for nothing. */
+    private static InsertRow.Waits waits(JobOptions options) {
+        if (options.awaitSignal() == null && options.delayAfterDependencies() == null) {
+            return null;
+        }
+        return new InsertRow.Waits(options.awaitSignal(),
+                options.signalTimeout() == null ? null : options.signalTimeout().toMillis(),
+                options.onSignalTimeout() == null ? null : options.onSignalTimeout().name().toLowerCase(Locale.ROOT),
+                options.delayAfterDependencies() == null ? null : options.delayAfterDependencies().toMillis());
     }
 
     /** {@link JobOptions.Builder#runAt} keeps {@code t} within the range PostgreSQL and this arithmetic hold. */

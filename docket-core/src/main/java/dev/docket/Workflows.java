@@ -160,7 +160,7 @@ final class Workflows {
                 }
                 long[] after = t.dependsOn().stream().filter(waitable::contains).mapToLong(current::get).toArray();
                 InsertRow row = new InsertRow(t.queue(), t.kind(), t.payload(), t.payloadVersion(), t.priority(), null,
-                        null, t.maxAttempts(), t.tenant(), null, null, t.metadata(), null, false, after, mode);
+                        null, t.maxAttempts(), t.tenant(), null, null, t.metadata(), null, false, after, mode, null);
                 long jobId = inserter.insert(c, List.of(row)).getFirst().id();
                 store.workflows().moveStep(c, id, t.step(), jobId);
                 current.put(t.step(), jobId);

@@ -154,4 +154,26 @@ class ExternalTransactionsTest extends DocketTest {
             tx.commit();
         }
     }
+
+    /** A signal sent without a Connection joins the external transaction: rolled back, it never arrives. */
+    @Test
+    void aSignalSentInAnExternalTransactionArrivesOnlyIfItCommits() throws Exception {
+        ThreadTransactions tx = new ThreadTransactions();
+        Docket docket = docket(b -> b.externalTransactions(tx));
+        long id = docket.enqueue("mail", new Mail("a@b.c"), JobOptions.builder().awaitSignal("approved").build());
+        try (Connection c = dataSource().getConnection()) {
+            tx.begin(c);
+            assertThat(docket.signal(id, "approved", null)).isEqualTo(SignalDelivery.RESUMED);
+            tx.rollback();
+        }
+        assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.WAITING);
+        try (Connection c = dataSource().getConnection()) {
+            tx.begin(c);
+            docket.signal(id, "approved", null);
+            assertThat(docket.job(id).orElseThrow().state()).as("not visible before the commit").isEqualTo(JobState.WAITING);
+            tx.commit();
+        }
+        assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.READY);
+        assertThat(tx.released).as("each signal gave its connection back").isEqualTo(2);
+    }
 }

@@ -184,4 +184,27 @@ class TracingTest extends DocketTest {
         assertThat(span.getAttributes().get(AttributeKey.stringKey("docket.job.outcome"))).isEqualTo("dead");
         assertThat(span.getEvents()).anySatisfy(e -> assertThat(e.getName()).isEqualTo("exception"));
     }
+
+    /** A wait for a signal ends its attempt's span as awaiting_signal; the resumed run's span has the latest progress. */
+    @Test
+    void aWaitEndsItsSpanAndTheProgressIsOnTheSpan() {
+        Docket docket = traced();
+        long id = docket.enqueue("charge", new Secret("x"));
+        worker(docket, w -> w.queue("default", 1).handler("charge", Secret.class, (s, ctx) -> {
+            if (ctx.signal("go", String.class).isEmpty()) {
+                ctx.awaitSignal("go");
+                return;
+            }
+            ctx.progress(0.5, "half, with a message the span never gets");
+            ctx.progress(0.75, null);
+        }));
+        await().atMost(WAIT).until(() -> docket.job(id).orElseThrow().state() == JobState.WAITING);
+        docket.signal(id, "go", "now");
+
+        List<SpanData> spans = consumerSpans(2);
+        assertThat(spans).extracting(s -> s.getAttributes().get(AttributeKey.stringKey("docket.job.outcome")))
+                .containsExactly("awaiting_signal", "completed");
+        assertThat(spans.get(1).getAttributes().get(AttributeKey.doubleKey("docket.job.progress"))).isEqualTo(0.75);
+        assertThat(spans.get(1).getAttributes().toString()).doesNotContain("message the span");
+    }
 }

@@ -355,6 +355,7 @@ public final class Bench {
                 case "scaleout" -> ScaleOut.run((DocketSut) sut, ds, url, point.processes(), concurrency, jobs, drainLimit());
                 case "fairness" -> TenantFairness.run(((DocketSut) sut).docket(), 2 * jobs, config);
                 case "sequences" -> SequenceDrain.run(((DocketSut) sut).docket(), jobs, config);
+                case "signals" -> SignalDrain.run(((DocketSut) sut).docket(), ds, jobs, config);
                 case "ratelimit" -> RateLimitLoad.run(ds, jobs, concurrency, config);
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario + "; known: " + BenchOptions.ALL_SCENARIOS);
             });

@@ -16,7 +16,7 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
     static final List<String> ALL_SYSTEMS = List.of("docket", "raw", "db-scheduler", "jobrunr", "graphile-worker",
             "pg-boss");
     static final List<String> ALL_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup", "scaleout",
-            "soak", "fairness", "txhandler", "sequences", "ratelimit");
+            "soak", "fairness", "txhandler", "sequences", "ratelimit", "signals");
     static final List<String> DEFAULT_SCENARIOS = List.of("bulk", "single", "drain", "steady", "pickup", "scaleout");
 
     static BenchOptions parse(String[] args) {
@@ -127,8 +127,8 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
               --systems LIST            docket,raw,db-scheduler,jobrunr,graphile-worker,pg-boss (default: all;
                                  the last two run on Node 22, which bin/bench installs with npm)
               --scenarios LIST          bulk,single,drain,steady,pickup,scaleout,soak,fairness,txhandler,
-                                 sequences,ratelimit (default: all but soak, fairness, txhandler, sequences
-                                 and ratelimit)
+                                 sequences,ratelimit,signals (default: all but soak, fairness, txhandler,
+                                 sequences, ratelimit and signals)
               --jobs N                  jobs for bulk and drain (default 100000; 5000 with --short)
               --reps N                  repetitions, the median is reported (default 3; 1 with --short)
               --warmup N                untimed runs of each configuration before its timed ones, in bulk,
@@ -165,7 +165,10 @@ record BenchOptions(List<String> systems, List<String> scenarios, int jobs, int 
             sequences (Docket only) = N no-op jobs over 100 sequence keys and without keys: enqueue rows/s
             and drain jobs/s at c=8;
             ratelimit (Docket only) = N jobs of a free kind behind N/2 of a kind limited to 1,000 starts/s, in
-            one queue, with the limit and without: free jobs/s, limited starts/s, and the claim's mean time.
+            one queue, with the limit and without: free jobs/s, limited starts/s, and the claim's mean time;
+            signals (Docket only) = N jobs waiting for a signal, declared at enqueue or asked for by their
+            handler, each then sent its signal (own transaction, 4 senders) while a worker of concurrency 8
+            runs them: signals/s, resumed jobs/s from the first signal to the last completion, enqueue rows/s.
             Exit status: 0 when every measurement succeeded and no drain of Docket stalled;
             1 when a measurement failed (its row says why); 2 for a bad command line; 3 when a drain of Docket
             stalled: no handler started for longer than max(100 ms, 5 x the drain's median gap between

@@ -46,6 +46,7 @@ final class DocketSut implements Sut {
             case "fairness" -> List.of(TenantFairness.CAPPED, TenantFairness.UNCAPPED);
             case "txhandler" -> List.of("default", TRANSACTIONAL);
             case "sequences" -> List.of(SequenceDrain.KEYED, SequenceDrain.UNKEYED);
+            case "signals" -> List.of(SignalDrain.AT_ENQUEUE, SignalDrain.IN_HANDLER);
             case "ratelimit" -> List.of(RateLimitLoad.LIMITED, RateLimitLoad.UNLIMITED);
             default -> List.of("default");
         };

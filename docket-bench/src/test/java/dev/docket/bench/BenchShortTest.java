@@ -104,4 +104,19 @@ class BenchShortTest {
         assertThat(rows).filteredOn(r -> r.metric().equals("drain jobs/s"))
                 .allSatisfy(r -> assertThat(r.values()).singleElement().satisfies(v -> assertThat(v).isPositive()));
     }
+
+    /** The signals scenario measures both ways to wait, each with its three figures. */
+    @Test
+    void signalsScenarioMeasuresSignalsPerSecondBothWays(@TempDir Path out) throws Exception {
+        BenchOptions options = BenchOptions.parse(new String[]{"--short", "--systems", "docket", "--scenarios", "signals",
+                "--jobs", "1000", "--out", out.toString()});
+
+        List<Bench.Row> rows = new Bench(options).run();
+
+        assertThat(rows).extracting(r -> r.config() + ": " + r.metric()).containsExactly(
+                SignalDrain.AT_ENQUEUE + ": enqueue rows/s", SignalDrain.AT_ENQUEUE + ": signals/s",
+                SignalDrain.AT_ENQUEUE + ": resumed jobs/s", SignalDrain.IN_HANDLER + ": enqueue rows/s",
+                SignalDrain.IN_HANDLER + ": signals/s", SignalDrain.IN_HANDLER + ": resumed jobs/s");
+        assertThat(rows).allSatisfy(r -> assertThat(r.values()).singleElement().satisfies(v -> assertThat(v).isPositive()));
+    }
 }

@@ -241,6 +241,7 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
                          (SELECT min(h.attempted_at) FROM %1$s.job_history h WHERE h.id = f.id AND h.attempt = f.attempt + 1),
                          (SELECT d.attempted_at FROM %1$s.dead_jobs d WHERE d.id = f.id AND d.attempt = f.attempt + 1),
                          least((SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt > f.attempt),
+                               (SELECT min(w.at) FROM %1$s.signal_waits w WHERE w.job_id = f.id AND w.attempt > f.attempt),
                                (SELECT min((e->>'at')::timestamptz) - ?::interval
                                   FROM (SELECT errors FROM %1$s.jobs WHERE id = f.id
                                         UNION ALL SELECT errors FROM %1$s.job_history WHERE id = f.id

@@ -37,6 +37,7 @@ public final class ChaosHarness {
 
     private final ChaosOptions o;
     private final Random random = new Random();
+    private final SignalChaos signals = new SignalChaos(random);
     private final Path runDir;
     private final List<Long> longJobs = new ArrayList<>();
     private ChaosDatabase database;
@@ -85,7 +86,7 @@ public final class ChaosHarness {
                 }
                 long started = System.nanoTime();
                 List<Long> enqueued = produceWithChaos(docket, started);
-                boolean drained = awaitDrained(started);
+                boolean drained = awaitDrained(docket, started);
                 return finish(enqueued, drained, started);
             }
         } finally {
@@ -115,6 +116,7 @@ public final class ChaosHarness {
         }
         Sql.execute(db, "CREATE TABLE " + SCHEMA + ".counters (job_id bigint PRIMARY KEY, n int NOT NULL)");
         SequenceChaos.createTable(db);
+        SignalChaos.createTables(db);
     }
 
     private ChaosDatabase openDatabase() throws Exception {
@@ -167,6 +169,9 @@ public final class ChaosHarness {
             }
             // And ten keyed jobs, one in each of ten sequences, whose order the check verifies.
             batch.addAll(SequenceChaos.wave("seq-", 10, b, random.nextInt(1, 20)));
+            // And jobs that wait for signals the loop below sends, and timers.
+            int waiters = (int) ((long) o.jobs() * o.signalShare() / 100 / batches);
+            batch.addAll(signals.jobs(waiters, waiters == 0 ? 0 : Math.max(1, waiters / 4)));
             if (b == batches / 3) {
                 for (int i = 0; i < o.poison(); i++) {
                     batch.add(NewJob.of("poison", ChaosWorker.Work.of(-i, 0, false),
@@ -181,6 +186,7 @@ public final class ChaosHarness {
             } else {
                 ids.addAll(enqueueRetrying(docket, batch));
             }
+            signals.signalWaiting(docket, producer);
             long batchDeadline = started + runNanos * (b + 1) / batches;
             do {
                 if (!schedule.runDue(System.nanoTime())) {
@@ -253,10 +259,11 @@ public final class ChaosHarness {
         }
     }
 
-    private boolean awaitDrained(long started) throws Exception {
+    private boolean awaitDrained(Docket docket, long started) throws Exception {
         long deadline = started + o.timeout().toNanos();
         while (System.nanoTime() < deadline) {
             fleet.replaceCrashed();
+            signals.signalWaiting(docket, producer);
             // Cron ticks come every second: drained means nothing but ticks left, none of them older than 5 s.
             if (Sql.retrying(() -> Sql.count(harness, "SELECT count(*) FROM " + SCHEMA + ".jobs WHERE kind <> 'tick' "
                     + "OR run_at < now() - interval '5 seconds'")) == 0) {
@@ -287,6 +294,7 @@ public final class ChaosHarness {
         LeaderLog leaders = LeaderLog.read(runDir);
         report = Sql.retrying(() -> check.run(enqueued, lostToFailover, leaders));
         report.absorb(live);
+        SignalChaos.report(Sql.retrying(() -> signals.check(harness)), report);
         check.transactional(report, FenceLog.fencedOut(runDir));
         if (audit != null) {
             audit.resumption(report, check, aliveAtDisruption);

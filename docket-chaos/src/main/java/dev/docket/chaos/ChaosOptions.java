@@ -6,7 +6,7 @@ import java.util.Locale;
 /** What one chaos run does, read from its command line ({@code --help}). */
 record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, Duration killEvery, boolean zombie,
                     boolean disrupt, Duration lease, Duration duration, int poison, Duration timeout, int hosts,
-                    Duration networkTimeout, int txShare) {
+                    Duration networkTimeout, int txShare, int signalShare) {
 
     /** The deployments a run can stand for; each ends with the same checks. */
     enum Scenario {
@@ -76,6 +76,7 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
         int hosts = -1;
         Duration networkTimeout = null;
         int txShare = 25;
+        int signalShare = 5;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -91,6 +92,7 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
                 case "--hosts" -> hosts = positiveInt(args, ++i);
                 case "--poison" -> poison = nonNegativeInt(args, ++i);
                 case "--tx-share" -> txShare = nonNegativeInt(args, ++i);
+                case "--signal-share" -> signalShare = nonNegativeInt(args, ++i);
                 case "--no-zombie" -> zombie = false;
                 case "--no-restart", "--no-disruption" -> disrupt = false;
                 case "-h", "--help" -> {
@@ -112,6 +114,8 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
                               --poison N        jobs that halt their JVM, max 3 attempts (default 3)
                               --tx-share PCT    percent of the jobs run by a transactional handler that counts
                                                 each job once in a counters table (default 25)
+                              --signal-share PCT  percent more jobs that wait for two signals (sent in transactions
+                                                half of which roll back), plus a quarter as many timers (default 5)
                               --timeout SEC     give up waiting for the queue to drain (default duration + 120)
                               --no-zombie       do not SIGSTOP a worker for longer than its lease
                               --no-disruption   no restart, failover or cut (alias --no-restart)""");
@@ -128,17 +132,21 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
         if (txShare > 100) {
             usage("--tx-share is a percentage from 0 to 100, was " + txShare);
         }
+        if (signalShare > 100) {
+            usage("--signal-share is a percentage from 0 to 100, was " + signalShare);
+        }
         if (scenario == Scenario.PARTITION && hosts < 2) {
             usage("a partition needs --hosts 2 or more (one is cut off, the others go on)");
         }
         return new ChaosOptions(scenario, jobs, workers, concurrency, killEvery, zombie, disrupt, lease, duration, poison,
                 timeout != null ? timeout : duration.plusSeconds(120), hosts,
-                networkTimeout != null ? networkTimeout : lease, txShare);
+                networkTimeout != null ? networkTimeout : lease, txShare, signalShare);
     }
 
     String describe() {
-        return String.format(Locale.ROOT, "scenario %s: %,d jobs (%d%% transactional, +%d poison), %d workers x %d%s, "
-                        + "kill every %s, zombie %s, %s, lease %s, network timeout %s", scenario.label, jobs, txShare, poison, workers,
+        return String.format(Locale.ROOT, "scenario %s: %,d jobs (%d%% transactional, +%d%% waiting for signals, +%d poison), "
+                        + "%d workers x %d%s, kill every %s, zombie %s, %s, lease %s, network timeout %s", scenario.label, jobs,
+                txShare, signalShare, poison, workers,
                 concurrency, hosts > 0 ? " on " + hosts + " hosts" : "", killEvery, zombie ? "yes" : "no",
                 disrupt ? "disruption yes" : "disruption no", lease, networkTimeout);
     }

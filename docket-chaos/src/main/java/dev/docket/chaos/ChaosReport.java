@@ -60,6 +60,12 @@ final class ChaosReport {
     private record Figure(String name, String value, boolean ok) {
     }
 
+    /** How many figures have a name starting with {@code prefix}, and whether all of those passed. */
+    boolean figuresOk(String prefix, int expected) {
+        List<Figure> of = figures.stream().filter(f -> f.name().startsWith(prefix)).toList();
+        return of.size() == expected && of.stream().allMatch(Figure::ok);
+    }
+
     boolean ok() {
         return lost == 0 && (lossAllowed || lostToFailover == 0) && figures.stream().allMatch(Figure::ok) && doubleCompletions == 0 && unexplained == 0 && unexpectedDead == 0 && neverReclaimed == 0
                 && poisonDead == poison && tightestMillis <= tightestBound;

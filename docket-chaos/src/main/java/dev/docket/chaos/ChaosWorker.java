@@ -23,7 +23,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * its transaction it adds one to the job's row of {@code counters}, then fails (first attempt of a
  * {@code failFirst} job) or works, ignoring interrupts as a handler busy computing would, so that an
  * attempt whose lease was lost meanwhile (a SIGSTOP) reaches its commit and is fenced out there. Each
- * counter must end at exactly 1. The maintenance leader enqueues a {@code tick} job
+ * counter must end at exactly 1. Jobs that wait for signals, and timers, run as {@link SignalChaos} says.
+ * The maintenance leader enqueues a {@code tick} job
  * every second (cron). The LISTEN connection is its own, unpooled, named
  * {@code chaos-listener-<worker>} so the harness can see it in {@code pg_stat_activity}. The callback of
  * the run's last batch ({@code chaos_batch_done}) records its executions in the ledger too.
@@ -103,6 +104,10 @@ public final class ChaosWorker {
                 })
                 .handler(SequenceChaos.KIND, SequenceChaos.Step.class,
                         (step, ctx) -> SequenceChaos.run(dataSource, step, ctx, name))
+                .handler(SignalChaos.WAITER, SignalChaos.Waiter.class,
+                        (waiter, ctx) -> SignalChaos.runWaiter(dataSource, ctx, name))
+                .handler(SignalChaos.TIMER, SignalChaos.Waiter.class,
+                        (waiter, ctx) -> SignalChaos.runTimer(dataSource, ctx, name))
                 .handler("tick", Work.class, (work, ctx) -> record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name))
                 .handler("chaos_batch_done", Work.class,
                         (work, ctx) -> record(dataSource, "ledger", ctx.jobId(), ctx.attempt(), name))

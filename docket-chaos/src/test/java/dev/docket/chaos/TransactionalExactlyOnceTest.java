@@ -23,7 +23,7 @@ class TransactionalExactlyOnceTest {
     @Timeout(170)
     void everyCounterIsExactlyOneAfterKillsAndAStallPastTheLease() throws Exception {
         ChaosOptions options = ChaosOptions.parse(new String[] {
-                "--jobs", Integer.toString(JOBS), "--tx-share", "100", "--workers", "3", "--concurrency", "8",
+                "--jobs", Integer.toString(JOBS), "--tx-share", "100", "--signal-share", "0", "--workers", "3", "--concurrency", "8",
                 "--duration", "16", "--kill-every", "3", "--lease", "2", "--poison", "0", "--no-disruption",
                 "--timeout", "80"});
         ChaosHarness harness = new ChaosHarness(options);

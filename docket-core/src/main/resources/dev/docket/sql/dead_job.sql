@@ -15,7 +15,7 @@ SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max
        tenant, unique_key, metadata,
        errors || jsonb_build_array(jsonb_build_object(
            'attempt', attempt, 'at', now(), 'error', f_error, 'worker', locked_by)),
-       created_at, attempted_at, sequence_key, sequence_halt, output, f_reason
+       created_at, attempted_at, sequence_key, sequence_halt, output, progress, logs, f_reason
   FROM gone
 RETURNING id, attempt
 
@@ -36,8 +36,24 @@ SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max
        errors || jsonb_build_array(jsonb_build_object(
            'attempt', attempt, 'at', now(), 'worker', locked_by,
            'error', 'lease expired: worker ' || coalesce(locked_by, '?') || ' lost its lease')),
-       created_at, attempted_at, sequence_key, sequence_halt, output,
+       created_at, attempted_at, sequence_key, sequence_halt, output, progress, logs,
        'attempts exhausted (' || max_attempts || '); the last worker lost its lease'
+  FROM gone
+RETURNING id, queue, kind
+
+-- name: deadJobInsertAwaitTimedOut
+-- Waits for a signal that time out with 'fail': the job dies, its reason and a last error naming the signal.
+WITH gone AS (
+    DELETE FROM {{schema}}.jobs
+     WHERE id = ANY (?::bigint[]) AND state = 'waiting' AND await_on_timeout = 'fail' AND await_deadline <= now()
+    RETURNING *, 'signal ''' || await_signal || ''' did not arrive by '
+                 || to_char(await_deadline AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS why
+)
+INSERT INTO {{schema}}.dead_jobs ({{jobColumns}}, reason)
+SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts,
+       tenant, unique_key, metadata,
+       errors || jsonb_build_array(jsonb_build_object('attempt', attempt, 'at', now(), 'error', why)),
+       created_at, attempted_at, sequence_key, sequence_halt, output, progress, logs, why
   FROM gone
 RETURNING id, queue, kind
 

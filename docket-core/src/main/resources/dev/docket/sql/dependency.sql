@@ -23,10 +23,18 @@ INSERT INTO {{schema}}.job_dependencies (depends_on, job_id, mode)
 SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[])
 
 -- name: dependencyWait
--- The jobs just inserted that wait: out of the claim index until their dependencies settle them.
-UPDATE {{schema}}.jobs j SET state = 'waiting', waiting_for = w.n
-  FROM unnest(?::bigint[], ?::int[]) AS w(id, n)
+-- The jobs just inserted that wait: out of the claim index until their dependencies settle them; a timer
+-- (delay_ms, null for none) makes the last settlement schedule the job that long after.
+UPDATE {{schema}}.jobs j SET state = 'waiting', waiting_for = w.n, dependency_delay_ms = w.delay_ms
+  FROM unnest(?::bigint[], ?::int[], ?::bigint[]) AS w(id, n, delay_ms)
  WHERE j.id = w.id
+
+-- name: dependencyDelayNow
+-- Jobs with a timer whose dependencies had all completed at enqueue: they run the delay after now.
+UPDATE {{schema}}.jobs j
+   SET state = 'scheduled', run_at = greatest(j.run_at, now() + w.delay_ms * interval '1 millisecond')
+  FROM unnest(?::bigint[], ?::bigint[]) AS w(id, delay_ms)
+ WHERE j.id = w.id AND j.state IN ('ready', 'scheduled')
 
 -- name: dependencyCancelWaiting
 SELECT {{schema}}.cancel_waiting(?::bigint[], ?::text)

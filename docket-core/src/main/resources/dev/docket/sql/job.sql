@@ -1,9 +1,11 @@
--- The jobs table: live jobs only (scheduled, ready, running; waiting behind the head of their sequence).
+-- The jobs table: live jobs only (scheduled, ready, running; waiting behind the head of their sequence, for
+-- their dependencies or for a signal).
 -- Blocks: "-- name: x" is a statement, "-- fragment: x" is text that statements include as {{x}}.
 
 -- fragment: jobColumns
 id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts,
-tenant, unique_key, metadata, errors, created_at, attempted_at, sequence_key, sequence_halt, output
+tenant, unique_key, metadata, errors, created_at, attempted_at, sequence_key, sequence_halt, output,
+progress, logs
 
 -- fragment: jobFence
 -- Fenced: a row matches only while this worker still holds this attempt's claim. Fenced
@@ -335,6 +337,71 @@ SELECT s.id, s.attempt FROM snoozed s
  CROSS JOIN (SELECT count(pg_notify('{{channel}}', queue))
                FROM (SELECT DISTINCT queue FROM snoozed WHERE state = 'ready') q) notified
 
+-- name: jobAwaitSignalMany
+-- Handlers that asked to wait for a signal (JobContext.awaitSignal): fenced, the attempt given back; a job
+-- whose signal is kept already is ready again at once. The protocol against concurrent senders is in the
+-- function (migration V015).
+SELECT id, attempt FROM {{schema}}.await_signals(?::bigint[], ?::int[], ?::text[], ?::bigint[], ?::text[], ?)
+
+-- name: jobAwaitSignalAtEnqueue
+-- Jobs just inserted (in the enqueue's transaction) that wait for a signal before they may run. A job that
+-- its dependencies cancelled at once is gone already and matches nothing.
+UPDATE {{schema}}.jobs j
+   SET state = 'waiting', await_signal = w.name, await_since = now(),
+       await_deadline = now() + w.timeout_ms * interval '1 millisecond', await_on_timeout = w.on_timeout
+  FROM unnest(?::bigint[], ?::text[], ?::bigint[], ?::text[]) AS w(id, name, timeout_ms, on_timeout)
+ WHERE j.id = w.id
+
+-- name: jobAwaitExpired
+-- A page of waits whose deadline passed, for the maintenance leader; locked, so that a signal that
+-- arrives meanwhile waits for this transaction (and then finds the wait over and is kept).
+SELECT id, await_on_timeout FROM {{schema}}.jobs
+ WHERE await_deadline <= now() AND state = 'waiting'
+ ORDER BY await_deadline
+ LIMIT ?
+ FOR NO KEY UPDATE SKIP LOCKED
+
+-- name: jobAwaitTimeoutRun
+-- Waits that time out with 'run': the job runs without its signal (or still waits for its dependencies),
+-- the timeout noted in its metadata.
+WITH t AS (
+    UPDATE {{schema}}.jobs j
+       SET state = CASE WHEN j.waiting_for > 0 THEN 'waiting' WHEN j.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
+           run_at = CASE WHEN j.waiting_for > 0 THEN j.run_at ELSE greatest(j.run_at, now()) END,
+           metadata = {{schema}}.signal_note(j.metadata, jsonb_build_object('name', j.await_signal, 'at', now(),
+               'timedOut', true)),
+           await_signal = NULL, await_since = NULL, await_deadline = NULL, await_on_timeout = NULL
+     WHERE j.id = ANY (?::bigint[]) AND j.state = 'waiting' AND j.await_on_timeout = 'run' AND j.await_deadline <= now()
+    RETURNING j.queue, j.state
+)
+SELECT count(*) AS moved FROM t
+ CROSS JOIN (SELECT count(pg_notify('{{channel}}', q.queue))
+               FROM (SELECT DISTINCT queue FROM t WHERE state = 'ready') q) notified
+
+-- name: jobAwaitTimeoutCancel
+WITH gone AS (
+    DELETE FROM {{schema}}.jobs
+     WHERE id = ANY (?::bigint[]) AND state = 'waiting' AND await_on_timeout = 'cancel' AND await_deadline <= now()
+    RETURNING *
+), moved AS (
+    INSERT INTO {{schema}}.job_history ({{jobColumns}}, state)
+    SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts, tenant, unique_key,
+           metadata || jsonb_build_object('docket.cancelReason', 'signal ''' || await_signal || ''' did not arrive by '
+               || to_char(await_deadline AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')),
+           errors, created_at, attempted_at, sequence_key, sequence_halt, output, progress, logs, 'cancelled'
+      FROM gone
+)
+SELECT count(*) AS moved FROM gone
+
+-- name: jobNotesWrite
+-- A handler's progress and new log lines (JobContext.progress, log), fenced like its output: an attempt that
+-- lost its lease writes nothing. Neither column is in an index: a HOT update. Either may be null (unchanged).
+UPDATE {{schema}}.jobs j
+   SET progress = coalesce(?::jsonb || jsonb_build_object('attempt', j.attempt, 'at', now()), j.progress),
+       logs = CASE WHEN ?::jsonb IS NULL THEN j.logs
+                   ELSE {{schema}}.job_log_append(j.logs, j.attempt, ?::jsonb, ?, ?) END
+ WHERE j.id = ? AND j.attempt = ? AND j.locked_by = ? AND j.state = 'running'
+
 -- name: jobReleaseMany
 -- A released job was interrupted by a shutdown, not failed: its attempt is given back if it stopped.
 -- Its queue is notified, so that other workers, which may have found the queue drained, take it at
@@ -426,15 +493,16 @@ VACUUM (SKIP_LOCKED, TRUNCATE false, PARALLEL 0) {{schema}}.jobs
 -- name: jobFind
 -- One snapshot for all three tables: a job moving between them is seen exactly once.
 SELECT {{jobColumns}},
-       state, NULL::timestamptz AS finished_at, lease_until, locked_by, NULL AS reason
+       state, NULL::timestamptz AS finished_at, lease_until, locked_by, NULL AS reason,
+       await_signal, await_since, await_deadline, await_on_timeout
   FROM {{schema}}.jobs WHERE id = ?
 UNION ALL
 SELECT {{jobColumns}},
-       state, finished_at, NULL, NULL, NULL
+       state, finished_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL
   FROM {{schema}}.job_history WHERE id = ?
 UNION ALL
 SELECT {{jobColumns}},
-       'dead', died_at, NULL, NULL, reason
+       'dead', died_at, NULL, NULL, reason, NULL, NULL, NULL, NULL
   FROM {{schema}}.dead_jobs WHERE id = ?
 LIMIT 1
 

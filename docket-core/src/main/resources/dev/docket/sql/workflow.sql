@@ -45,7 +45,7 @@ WITH gone AS (
     INSERT INTO {{schema}}.job_history ({{jobColumns}}, state)
     SELECT id, queue, kind, payload, payload_version, priority, run_at, attempt, max_attempts, tenant, unique_key,
            metadata || jsonb_build_object('docket.cancelReason', 'workflow cancelled'), errors, created_at,
-           attempted_at, sequence_key, sequence_halt, output, 'cancelled'
+           attempted_at, sequence_key, sequence_halt, output, progress, logs, 'cancelled'
       FROM gone
 )
 SELECT count(*) AS cancelled FROM gone

@@ -1,11 +1,13 @@
-// Jobs: a filtered, keyset-paged listing and one job's detail (timeline, error history, actions,
-// and its payload and recorded output behind an explicit action for the roles that may see payloads).
+// Jobs: a filtered, keyset-paged listing and one job's detail (timeline, error history, actions, what
+// it waits for with the signal that ends it, progress, logs per attempt, and its payload and recorded
+// output behind an explicit action for the roles that may see payloads).
 
 import { api, qs, ApiError } from './api.js';
 import { h, replace, num, time, paramsOf, stateBadge, hashOf, note, actionButton } from './dom.js';
 import { pager, confirmBar, flashArea, knownNames, fillDatalist, field } from './widgets.js';
 import { canRepair, payloadEditor, repairEvents } from './repair.js';
 import { explainLine } from './explain.js';
+import { waitSection, signalsSection, progressSection, logsSection, waitEvents } from './waits.js';
 
 const STATES = ['scheduled', 'ready', 'running', 'waiting', 'completed', 'cancelled', 'dead'];
 const LIVE = new Set(['scheduled', 'ready', 'running', 'waiting']);
@@ -165,12 +167,16 @@ export function renderJob(main, route, session, ui) {
         actions),
       confirmSlot,
       explainLine(job.id),
+      waitSection(job, session, flash, load),
+      progressSection(job),
       h('div', { class: 'two-col' },
         h('section', { class: 'card' }, h('h2', { text: 'Details' }), facts(job)),
         h('section', { class: 'card' }, h('h2', { text: 'Timeline' }), timeline(job))),
       h('section', { class: 'card', id: 'job-errors' },
         h('h2', {}, 'Errors ', h('span', { class: 'count', text: num(job.errors.length) })),
         errorTable(job.errors)),
+      logsSection(job),
+      signalsSection(job, session),
       payloadSection(job, payload),
       outputSection(job, output));
   }
@@ -243,10 +249,10 @@ function facts(job) {
     ['Dead because', job.deadReason],
   ];
   for (const [key, value] of Object.entries(job.metadata || {})) {
-    // Repairs are the timeline's; every other entry is a tag (text).
+    // Repairs and signals are the timeline's; every other entry is a tag (text).
     if (key === 'docket.workflow' && /^[1-9][0-9]*$/.test(value)) {
       rows.push(['Workflow', h('a', { href: '#/workflows/' + value, id: 'job-workflow', text: 'workflow ' + value })]);
-    } else if (key !== 'docket.repairs') {
+    } else if (key !== 'docket.repairs' && key !== 'docket.signals') {
       rows.push(['Tag: ' + key, typeof value === 'string' ? value : JSON.stringify(value)]);
     }
   }
@@ -269,6 +275,7 @@ function timeline(job) {
   if (job.attemptedAt) events.push({ at: job.attemptedAt, label: 'Attempt ' + job.attempt + ' claimed' });
   for (const e of job.errors) events.push({ at: e.at, label: 'Attempt ' + e.attempt + ' failed', tone: 'bad' });
   events.push(...repairEvents(job));
+  events.push(...waitEvents(job));
   if (job.finishedAt) {
     events.push({
       at: job.finishedAt,

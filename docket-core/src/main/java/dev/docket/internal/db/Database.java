@@ -35,6 +35,7 @@ public final class Database {
     private final RateLimitQueries rateLimits;
     private final DependencyQueries dependencies;
     private final WorkflowQueries workflows;
+    private final SignalQueries signals;
 
     public Database(DataSource dataSource, SchemaName schemaName, ObjectMapper json) {
         this(dataSource, schemaName, json, NetworkTimeout.NONE);
@@ -48,7 +49,7 @@ public final class Database {
         this.jobInserts = new JobInsertQueries(sql, uniqueKeys);
         this.claims = new JobClaimQueries(jdbc, sql);
         this.outcomes = new JobOutcomeQueries(jdbc, sql);
-        this.jobs = new JobQueries(jdbc, sql, json);
+        this.jobs = new JobQueries(jdbc, sql, json, new SignalQueries(jdbc, sql));
         this.jobCounts = new JobCountQueries(jdbc, sql);
         this.history = new HistoryQueries(jdbc, sql);
         this.deadJobs = new DeadJobQueries(jdbc, sql);
@@ -67,6 +68,7 @@ public final class Database {
         this.rateLimits = new RateLimitQueries(jdbc, sql);
         this.dependencies = new DependencyQueries(jdbc, sql);
         this.workflows = new WorkflowQueries(jdbc, sql);
+        this.signals = new SignalQueries(jdbc, sql);
     }
 
     /** A database call whose {@link SQLException} the public API reports as a {@link DocketException}. */
@@ -222,5 +224,10 @@ public final class Database {
     /** Workflows, their steps, and recorded outputs. */
     public WorkflowQueries workflows() {
         return workflows;
+    }
+
+    /** Signals sent to jobs. */
+    public SignalQueries signals() {
+        return signals;
     }
 }

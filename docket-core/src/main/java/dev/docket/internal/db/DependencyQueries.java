@@ -48,15 +48,25 @@ public record DependencyQueries(Jdbc jdbc, Statements sql) {
         return outcomes;
     }
 
-    /** Makes the jobs wait (each for {@code counts[i]} dependencies) and records their edges. */
-    public void wait(Connection c, Long[] jobIds, Integer[] counts, List<Edge> edges) throws SQLException {
-        Jdbc.update(c, sql.get("dependencyWait"), p -> p.array("bigint", jobIds).array("int4", counts));
+    /**
+     * Makes the jobs wait (each for {@code counts[i]} dependencies, then {@code delaysMillis[i]} more, null for
+     * none) and records their edges.
+     */
+    public void wait(Connection c, Long[] jobIds, Integer[] counts, Long[] delaysMillis, List<Edge> edges)
+            throws SQLException {
+        Jdbc.update(c, sql.get("dependencyWait"), p -> p.array("bigint", jobIds).array("int4", counts)
+                .array("bigint", delaysMillis));
         if (!edges.isEmpty()) {
             Jdbc.update(c, sql.get("dependencyInsertEdges"), p -> p
                     .array("bigint", edges.stream().map(Edge::dependsOn).toList())
                     .array("bigint", edges.stream().map(Edge::jobId).toList())
                     .array("text", edges.stream().map(Edge::mode).toList()));
         }
+    }
+
+    /** Schedules jobs whose dependencies had all completed at enqueue {@code delaysMillis[i]} from now (their timer). */
+    public void delayNow(Connection c, List<Long> jobIds, List<Long> delaysMillis) throws SQLException {
+        Jdbc.update(c, sql.get("dependencyDelayNow"), p -> p.array("bigint", jobIds).array("bigint", delaysMillis));
     }
 
     /** Cancels waiting jobs with {@code reason}, settling their own dependents in turn. */

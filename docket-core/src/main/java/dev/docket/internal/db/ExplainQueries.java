@@ -10,11 +10,15 @@ public record ExplainQueries(Jdbc jdbc, Statements sql) {
     /** The most ready jobs ahead that are counted; a larger backlog is reported as at least this. */
     public static final long AHEAD_BOUND = 100_000;
 
-    /** A live job as the explanation needs it. */
+    /**
+     * A live job as the explanation needs it; {@code awaitSignal} (with {@code awaitSince}, {@code awaitDeadline},
+     * {@code awaitOnTimeout}) is the signal a waiting job waits for, else null.
+     */
     public record LiveJob(long id, String queue, String kind, String state, int priority, Instant runAt, int attempt,
                           int maxAttempts, String tenant, String lockedBy, Instant leaseUntil, Instant attemptedAt,
                           int payloadVersion, String metadata, Instant lastErrorAt, Instant now,
-                          String sequenceKey) {
+                          String sequenceKey, int waitingFor, Long dependencyDelayMillis, String awaitSignal,
+                          Instant awaitSince, Instant awaitDeadline, String awaitOnTimeout) {
     }
 
     /** A queue's settings (null when it has none) and its running jobs, in all and of one tenant. */
@@ -28,7 +32,9 @@ public record ExplainQueries(Jdbc jdbc, Statements sql) {
                 Jdbc.instant(rs, "run_at"), rs.getInt("attempt"), rs.getInt("max_attempts"), rs.getString("tenant"),
                 rs.getString("locked_by"), Jdbc.instant(rs, "lease_until"), Jdbc.instant(rs, "attempted_at"),
                 rs.getInt("payload_version"), rs.getString("metadata"), Jdbc.instant(rs, "last_error_at"),
-                Jdbc.instant(rs, "now"), rs.getString("sequence_key")));
+                Jdbc.instant(rs, "now"), rs.getString("sequence_key"), rs.getInt("waiting_for"),
+                rs.getObject("dependency_delay_ms", Long.class), rs.getString("await_signal"),
+                Jdbc.instant(rs, "await_since"), Jdbc.instant(rs, "await_deadline"), rs.getString("await_on_timeout")));
     }
 
     public QueueLoad queue(String queue, String tenant) throws SQLException {

@@ -228,4 +228,14 @@ public record JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
         }
         return found;
     }
+
+    /**
+     * Makes jobs just inserted on {@code c} wait for a signal each ({@code InsertRow.Waits}): {@code timeoutsMillis}
+     * and {@code onTimeouts} hold null for a wait without a timeout.
+     */
+    public void awaitSignals(Connection c, List<Long> ids, List<String> names, List<Long> timeoutsMillis,
+                             List<String> onTimeouts) throws SQLException {
+        Jdbc.update(c, sql.get("jobAwaitSignalAtEnqueue"), p -> p.array("bigint", ids).array("text", names)
+                .array("bigint", timeoutsMillis).array("text", onTimeouts));
+    }
 }

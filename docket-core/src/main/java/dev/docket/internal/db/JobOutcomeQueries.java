@@ -99,6 +99,7 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
         List<Outcome.Dead> deaths = new ArrayList<>();
         List<Outcome.Released> released = new ArrayList<>();
         List<Outcome.Snoozed> snoozed = new ArrayList<>();
+        List<Outcome.AwaitSignal> awaits = new ArrayList<>();
         for (Outcome o : outcomes) {
             switch (o) {
                 case Outcome.Completed done -> completed.add(done);
@@ -106,6 +107,7 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
                 case Outcome.Dead d -> deaths.add(d);
                 case Outcome.Released r -> released.add(r);
                 case Outcome.Snoozed z -> snoozed.add(z);
+                case Outcome.AwaitSignal a -> awaits.add(a);
             }
         }
         // One lock order (by id) for every statement, so two completers never wait on each other in a cycle.
@@ -115,11 +117,19 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
         deaths.sort(byId);
         released.sort(byId);
         snoozed.sort(byId);
+        awaits.sort(byId);
+        Set<Fence> applied = new HashSet<>();
+        // First, before any row lock: the waits take per-job locks that signal senders share, and a sender
+        // holding one may be waiting for a row of this batch (a wait that took its lock after the batch's row
+        // locks could close a cycle).
+        fencedMany(c, "jobAwaitSignalMany", awaits, workerId, applied, (p, list) -> p
+                .array("text", list.stream().map(Outcome.AwaitSignal::signal).toArray())
+                .array("bigint", list.stream().map(Outcome.AwaitSignal::timeoutMillis).toArray())
+                .array("text", list.stream().map(Outcome.AwaitSignal::onTimeout).toArray()));
         if (removesSeveralHeads(outcomes)) {
             SequenceQueries.lockKeysOfJobs(c, sql, outcomes.stream().filter(o -> o.removesHeadOf() != null)
                     .map(o -> o.fence().id()).toArray());
         }
-        Set<Fence> applied = new HashSet<>();
         String complete = keepHistory ? "jobCompleteManyToHistory" : "jobCompleteManyDiscard";
         fencedMany(c, complete, completed, workerId, applied, (p, list) -> p);
         fencedMany(c, "jobRetryMany", retries, workerId, applied, (p, list) -> p
@@ -190,6 +200,18 @@ public record JobOutcomeQueries(Jdbc jdbc, Statements sql) {
 
     private static Object[] attempts(List<? extends Outcome> outcomes) {
         return outcomes.stream().map(o -> o.fence().attempt()).toArray();
+    }
+
+    /**
+     * Writes a running attempt's progress and new log lines, fenced; either JSON may be null (left as it is).
+     * {@code droppedLines}: lines the worker left out before writing, to count with those the cap drops here.
+     *
+     * @return false if the attempt no longer holds the job (nothing changed)
+     */
+    public boolean writeNotes(Fence fence, String workerId, String progressJson, String linesJson, int droppedLines,
+                              int capBytes) throws SQLException {
+        return jdbc.update(sql.get("jobNotesWrite"), p -> p.text(progressJson).text(linesJson).text(linesJson)
+                .int4(droppedLines).int4(capBytes).int8(fence.id()).int4(fence.attempt()).text(workerId)) == 1;
     }
 
     /**

@@ -4,17 +4,25 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.docket.JobError;
 import dev.docket.JobInfo;
+import dev.docket.JobLog;
+import dev.docket.JobProgress;
+import dev.docket.JobSignal;
 import dev.docket.JobState;
 import dev.docket.JobSummary;
+import dev.docket.SignalTimeout;
+import dev.docket.SignalWait;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -22,10 +30,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The jobs table outside the worker's hot path: maintenance (promotion, rescue, vacuum), the
- * operator's writes (cancel, run now), and look-ups of a job wherever it lives.
+ * The jobs table outside the worker's hot path: maintenance (promotion, rescue, vacuum, waits that time
+ * out), the operator's writes (cancel, run now), and look-ups of a job wherever it lives (with its signals).
  */
-public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
+public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json, SignalQueries signals) {
 
     /** Makes up to {@code limit} due scheduled jobs ready, wakes their queues, and returns how many per queue. */
     public Map<String, Integer> promoteDue(int limit) throws SQLException {
@@ -70,6 +78,37 @@ public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
         });
     }
 
+    /** What one page of timed-out waits for a signal became: run anyway, dead, or cancelled. */
+    public record WaitsTimedOut(int scanned, int run, int failed, int cancelled) {
+    }
+
+    /**
+     * Takes one page of jobs whose wait for a signal reached its deadline down their path: run anyway,
+     * to the dead-letter table, or cancelled to the history, in one transaction. A signal that arrives for
+     * one of them meanwhile waits for the page's row locks and then finds the wait over (it is kept).
+     */
+    public WaitsTimedOut expireSignalWaits(int pageSize) throws SQLException {
+        return jdbc.transaction(c -> {
+            List<Long> run = new ArrayList<>();
+            List<Long> fail = new ArrayList<>();
+            List<Long> cancel = new ArrayList<>();
+            Jdbc.each(c, sql.get("jobAwaitExpired"), p -> p.int4(pageSize), rs -> {
+                switch (rs.getString("await_on_timeout")) {
+                    case "run" -> run.add(rs.getLong("id"));
+                    case "fail" -> fail.add(rs.getLong("id"));
+                    default -> cancel.add(rs.getLong("id"));
+                }
+            });
+            int ran = run.isEmpty() ? 0 : Jdbc.first(c, sql.get("jobAwaitTimeoutRun"), p -> p.array("bigint", run),
+                    rs -> rs.getInt("moved")).orElse(0);
+            int failed = fail.isEmpty() ? 0 : Jdbc.list(c, sql.get("deadJobInsertAwaitTimedOut"),
+                    p -> p.array("bigint", fail), rs -> rs.getLong("id")).size();
+            int cancelled = cancel.isEmpty() ? 0 : Jdbc.first(c, sql.get("jobAwaitTimeoutCancel"),
+                    p -> p.array("bigint", cancel), rs -> rs.getInt("moved")).orElse(0);
+            return new WaitsTimedOut(run.size() + fail.size() + cancel.size(), ran, failed, cancelled);
+        });
+    }
+
     /** Dead row versions in the jobs table, from the statistics system. */
     public long deadRows() throws SQLException {
         return jdbc.first(sql.get("jobDeadRows"), Jdbc.NO_PARAMETERS, rs -> rs.getLong("dead_rows")).orElseThrow();
@@ -89,9 +128,21 @@ public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
         });
     }
 
-    /** Finds a job wherever it lives: the live table, the history or the dead-letter table. */
+    /** Finds a job wherever it lives: the live table, the history or the dead-letter table; with its latest signals. */
     public Optional<JobInfo> find(long id) throws SQLException {
-        return jdbc.first(sql.get("jobFind"), p -> p.int8(id).int8(id).int8(id), this::jobInfo);
+        Optional<JobInfo> job = jdbc.first(sql.get("jobFind"), p -> p.int8(id).int8(id).int8(id), this::jobInfo);
+        if (job.isEmpty()) {
+            return job;
+        }
+        List<JobSignal> sent = signals.forJob(id);
+        if (sent.isEmpty()) {
+            return job;
+        }
+        JobInfo j = job.get();
+        return Optional.of(new JobInfo(j.id(), j.queue(), j.kind(), j.state(), j.priority(), j.attempt(),
+                j.maxAttempts(), j.runAt(), j.createdAt(), j.attemptedAt(), j.finishedAt(), j.tenant(), j.uniqueKey(),
+                j.lockedBy(), j.deadReason(), j.payloadVersion(), j.payload(), j.errors(), j.metadata(),
+                j.sequenceKey(), j.output(), j.signalWait(), sent, j.progress(), j.logs()));
     }
 
     /**
@@ -139,7 +190,54 @@ public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
                 Jdbc.instant(rs, "created_at"), Jdbc.instant(rs, "attempted_at"), Jdbc.instant(rs, "finished_at"),
                 rs.getString("tenant"), rs.getString("unique_key"), rs.getString("locked_by"), rs.getString("reason"),
                 rs.getInt("payload_version"), rs.getString("payload"), errors(rs.getString("errors")),
-                rs.getString("metadata"), rs.getString("sequence_key"), rs.getString("output"));
+                rs.getString("metadata"), rs.getString("sequence_key"), rs.getString("output"), signalWait(rs),
+                List.of(), progress(rs.getString("progress")), logs(rs.getString("logs")));
+    }
+
+    private static SignalWait signalWait(ResultSet rs) throws SQLException {
+        String signal = rs.getString("await_signal");
+        if (signal == null) {
+            return null;
+        }
+        String onTimeout = rs.getString("await_on_timeout");
+        return new SignalWait(signal, Jdbc.instant(rs, "await_since"), Jdbc.instant(rs, "await_deadline"),
+                onTimeout == null ? null : SignalTimeout.valueOf(onTimeout.toUpperCase(Locale.ROOT)));
+    }
+
+    private JobProgress progress(String progressJson) throws SQLException {
+        if (progressJson == null) {
+            return null;
+        }
+        try {
+            JsonNode p = json.readTree(progressJson);
+            return new JobProgress(p.path("fraction").asDouble(), p.path("message").asText(null),
+                    p.path("attempt").asInt(), OffsetDateTime.parse(p.path("at").asText()).toInstant());
+        } catch (Exception e) {
+            throw new SQLException("unreadable progress column: " + e.getMessage(), e);
+        }
+    }
+
+    /** The logs column ({"<attempt>": {"lines": [{"at", "message"}], "dropped": n}}), oldest attempt first. */
+    private List<JobLog> logs(String logsJson) throws SQLException {
+        if (logsJson == null) {
+            return List.of();
+        }
+        try {
+            List<JobLog> logs = new ArrayList<>();
+            Iterator<Map.Entry<String, JsonNode>> attempts = json.readTree(logsJson).fields();
+            while (attempts.hasNext()) {
+                Map.Entry<String, JsonNode> a = attempts.next();
+                List<JobLog.Line> lines = new ArrayList<>();
+                for (JsonNode line : a.getValue().path("lines")) {
+                    lines.add(new JobLog.Line(Instant.parse(line.path("at").asText()), line.path("message").asText()));
+                }
+                logs.add(new JobLog(Integer.parseInt(a.getKey()), a.getValue().path("dropped").asLong(), lines));
+            }
+            logs.sort(Comparator.comparingInt(JobLog::attempt));
+            return logs;
+        } catch (Exception e) {
+            throw new SQLException("unreadable logs column: " + e.getMessage(), e);
+        }
     }
 
     private static JobState state(ResultSet rs) throws SQLException {

@@ -38,6 +38,14 @@ public sealed interface Outcome {
     }
 
     /**
+     * The handler asked to wait for signal {@code signal} ({@code JobContext.awaitSignal}): not a failure, and
+     * the attempt is given back. {@code timeoutMillis} and {@code onTimeout} ('run', 'fail', 'cancel') are null
+     * for a wait without a timeout.
+     */
+    record AwaitSignal(Fence fence, String signal, Long timeoutMillis, String onTimeout) implements Outcome {
+    }
+
+    /**
      * The job goes back to ready: the worker shut down before it finished. {@code giveBackAttempt}
      * when the handler stopped, so the attempt did not happen; not when the handler ignored the
      * interrupt and may still be running, so that the next attempt gets a new number (a distinct

@@ -48,7 +48,7 @@ public final class JobExplainer {
         List<Reason> reasons = switch (job.state()) {
             case "running" -> running(job, workers);
             case "scheduled" -> scheduled(job, workers);
-            case "waiting" -> job.sequenceKey() != null ? sequences.of(job) : DependencyWaits.reasons(store, job.id());
+            case "waiting" -> job.sequenceKey() != null ? sequences.of(job) : waiting(job);
             default -> ready(job, workers);
         };
         return Optional.of(new JobExplanation(job.id(), JobState.valueOf(job.state().toUpperCase(Locale.ROOT)),
@@ -69,6 +69,28 @@ public final class JobExplainer {
         };
         return new JobExplanation(job.id(), job.state(), job.queue(), job.kind(),
                 List.of(new Reason(Code.FINISHED, "Not waiting: " + what, facts)));
+    }
+
+    /** A job waiting for a signal, for its dependencies, or both: each is a reason. */
+    private List<Reason> waiting(LiveJob job) throws SQLException {
+        List<Reason> reasons = new ArrayList<>();
+        if (job.awaitSignal() != null) {
+            Map<String, String> facts = facts("signal", job.awaitSignal(), "since", job.awaitSince(),
+                    "deadline", job.awaitDeadline(), "onTimeout", job.awaitOnTimeout());
+            String then = job.awaitDeadline() == null ? "It has no timeout."
+                    : "Without it by " + job.awaitDeadline() + " it " + switch (job.awaitOnTimeout()) {
+                        case "run" -> "runs anyway.";
+                        case "fail" -> "fails (to the dead-letter table).";
+                        default -> "is cancelled.";
+                    };
+            reasons.add(new Reason(Code.WAITING_FOR_SIGNAL, "Waits for the signal '" + job.awaitSignal() + "' since "
+                    + job.awaitSince() + " (send it with docket job signal " + job.id() + " " + job.awaitSignal()
+                    + "). " + then, facts));
+        }
+        if (job.waitingFor() > 0 || reasons.isEmpty()) {
+            reasons.addAll(DependencyWaits.reasons(store, job.id(), job.dependencyDelayMillis()));
+        }
+        return reasons;
     }
 
     private List<Reason> running(LiveJob job, List<WorkerInfo> workers) {

@@ -18,7 +18,7 @@ import java.util.TreeSet;
  * Links jobs to the jobs they depend on at enqueue, in the enqueue's transaction. {@link #check} runs
  * before the insert (an unknown dependency refuses the whole enqueue, nothing inserted), {@link
  * Checked#link} after it: each inserted job waits for its live dependencies, or is settled at once
- * from those that had already finished (ready, or cancelled with the reason).
+ * from those that had already finished (ready, or scheduled by its timer, or cancelled with the reason).
  */
 final class DependencyLinker {
 
@@ -72,6 +72,9 @@ final class DependencyLinker {
         Set<Integer> link(Connection c, List<InsertRow> rows, List<Inserted> inserted) throws SQLException {
             List<Long> waitingIds = new ArrayList<>();
             List<Integer> counts = new ArrayList<>();
+            List<Long> delays = new ArrayList<>();
+            List<Long> delayedNow = new ArrayList<>();
+            List<Long> delayedNowMillis = new ArrayList<>();
             List<Edge> edges = new ArrayList<>();
             Map<String, List<Long>> cancelled = new LinkedHashMap<>();
             Set<Integer> notReady = new LinkedHashSet<>();
@@ -83,11 +86,18 @@ final class DependencyLinker {
                 long jobId = inserted.get(i).id();
                 Settlement s = settle(row);
                 if (s.readyNow()) {
+                    if (row.dependencyDelayMillis() != null) {
+                        // Its dependencies completed before it was enqueued: its timer counts from now.
+                        notReady.add(i);
+                        delayedNow.add(jobId);
+                        delayedNowMillis.add(row.dependencyDelayMillis());
+                    }
                     continue;
                 }
                 notReady.add(i);
                 waitingIds.add(jobId);
                 counts.add(s.pending().size());
+                delays.add(row.dependencyDelayMillis());
                 for (long dep : s.pending()) {
                     edges.add(new Edge(dep, jobId, row.dependencyMode()));
                 }
@@ -96,7 +106,11 @@ final class DependencyLinker {
                 }
             }
             if (!waitingIds.isEmpty()) {
-                queries.wait(c, waitingIds.toArray(Long[]::new), counts.toArray(Integer[]::new), edges);
+                queries.wait(c, waitingIds.toArray(Long[]::new), counts.toArray(Integer[]::new),
+                        delays.toArray(Long[]::new), edges);
+            }
+            if (!delayedNow.isEmpty()) {
+                queries.delayNow(c, delayedNow, delayedNowMillis);
             }
             for (Map.Entry<String, List<Long>> e : cancelled.entrySet()) {
                 queries.cancelWaiting(c, e.getValue(), e.getKey());

@@ -10,6 +10,7 @@ import dev.docket.internal.notify.EnqueueNotifier;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -118,10 +119,10 @@ public final class JobInserter implements AutoCloseable {
 
     private static boolean oneStatement(List<InsertRow> rows) {
         if (rows.size() == 1) {
-            return !rows.getFirst().hasDependencies();
+            return !rows.getFirst().hasDependencies() && !rows.getFirst().awaitsSignal();
         }
         for (InsertRow row : rows) {
-            if (row.hasDependencies() || row.uniqueKey() != null || row.sequenceKey() != null) {
+            if (row.hasDependencies() || row.uniqueKey() != null || row.sequenceKey() != null || row.awaitsSignal()) {
                 return false;
             }
         }
@@ -144,6 +145,11 @@ public final class JobInserter implements AutoCloseable {
         }
         List<Inserted> inserted = store.jobInserts().insertMany(c, rows);
         Set<Integer> notReady = dependencyCheck == null ? Set.of() : dependencyCheck.link(c, rows, inserted);
+        Set<Integer> awaiting = awaitSignals(c, rows, inserted);
+        if (!awaiting.isEmpty()) {
+            notReady = new HashSet<>(notReady);
+            notReady.addAll(awaiting);
+        }
         List<Enqueued> ids = new ArrayList<>(inserted.size());
         for (int i = 0; i < inserted.size(); i++) {
             ids.add(new Enqueued(inserted.get(i).id(), inserted.get(i).inserted()));
@@ -152,6 +158,41 @@ public final class JobInserter implements AutoCloseable {
             }
         }
         return ids;
+    }
+
+    /**
+     * Makes the inserted jobs that wait for a signal ({@code JobOptions.awaitSignal}) wait, in the insert's
+     * transaction; returns their indexes. Jobs that wait for none (nearly all) pay one pass over the rows.
+     */
+    private Set<Integer> awaitSignals(Connection c, List<InsertRow> rows, List<Inserted> inserted) throws SQLException {
+        Set<Integer> awaiting = null;
+        List<Long> ids = null;
+        List<String> names = null;
+        List<Long> timeouts = null;
+        List<String> onTimeouts = null;
+        for (int i = 0; i < rows.size(); i++) {
+            InsertRow row = rows.get(i);
+            if (!row.awaitsSignal() || !inserted.get(i).inserted()) {
+                continue;
+            }
+            if (awaiting == null) {
+                awaiting = new HashSet<>();
+                ids = new ArrayList<>();
+                names = new ArrayList<>();
+                timeouts = new ArrayList<>();
+                onTimeouts = new ArrayList<>();
+            }
+            awaiting.add(i);
+            ids.add(inserted.get(i).id());
+            names.add(row.waits().signal());
+            timeouts.add(row.waits().timeoutMillis());
+            onTimeouts.add(row.waits().onTimeout());
+        }
+        if (awaiting == null) {
+            return Set.of();
+        }
+        store.jobInserts().awaitSignals(c, ids, names, timeouts, onTimeouts);
+        return awaiting;
     }
 
     /**

@@ -104,6 +104,7 @@ public final class CallerThreadRunner {
             case Outcome.Retry r -> runOf(job, JobRun.Result.RETRYING, r.error());
             case Outcome.Dead d -> runOf(job, JobRun.Result.DEAD, d.error());
             case Outcome.Snoozed s -> runOf(job, JobRun.Result.SNOOZED, null);
+            case Outcome.AwaitSignal a -> runOf(job, JobRun.Result.AWAITING_SIGNAL, null);
             case Outcome.Released r -> throw new IllegalStateException("job " + job.id()
                     + " was released, which only a worker's shutdown does");
         };

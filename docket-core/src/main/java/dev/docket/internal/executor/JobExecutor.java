@@ -4,6 +4,7 @@ import dev.docket.JobContext;
 import dev.docket.JobKind;
 import dev.docket.PermanentJobFailure;
 import dev.docket.RetryPolicy;
+import dev.docket.SignalTimeout;
 import dev.docket.internal.completer.Completer;
 import dev.docket.internal.db.ClaimedJob;
 import dev.docket.internal.db.Database;
@@ -11,13 +12,16 @@ import dev.docket.internal.db.Outcome;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.observe.AttemptObservation;
 import dev.docket.internal.observe.JobObserver;
+import dev.docket.internal.rules.JobOptionRules;
 import dev.docket.internal.rules.VersionWaitNote;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
@@ -187,9 +191,10 @@ public final class JobExecutor implements AutoCloseable {
         ScheduledFuture<?> timer = timeout == null ? null
                 : timeouts.schedule(running::timeOut, timeout.toNanos(), TimeUnit.NANOSECONDS);
         AttemptObservation observation = observer.attemptStarting(running.job());
+        Context ctx = new Context(running.job(), outputs, this, observation);
         Outcome outcome = null;
         try {
-            outcome = attempt(running, binding, timeout, observation);
+            outcome = attempt(running, binding, timeout, observation, ctx);
             return outcome;
         } finally {
             observation.ended(outcome);
@@ -198,11 +203,14 @@ public final class JobExecutor implements AutoCloseable {
             }
             running.detach();
             Thread.interrupted();
+            // After the interrupt is cleared (an interrupted virtual thread's socket would close), before the
+            // outcome is submitted (a completed job is no longer in the jobs table to write to).
+            ctx.finishNotes();
         }
     }
 
     private Outcome attempt(RunningJob running, HandlerBinding<?> binding, Duration timeout,
-                            AttemptObservation observation) {
+                            AttemptObservation observation, Context ctx) {
         ClaimedJob job = running.job();
         if (binding == null) {
             return failed(job, "no handler for kind '" + job.kind() + "' on worker " + workerId,
@@ -219,10 +227,13 @@ public final class JobExecutor implements AutoCloseable {
             // A payload that does not fit its type will not fit on the next attempt either.
             return new Outcome.Dead(job.fence(), job.sequenceKey(), e.getMessage(), e.getMessage());
         }
-        Context ctx = new Context(job, outputs);
         try {
             if (binding.isTransactional()) {
-                return transactions.run(running, tx -> binding.invoke(payload, ctx, tx), () -> returned(ctx));
+                return transactions.run(running, tx -> binding.invoke(payload, ctx, tx), () -> {
+                    // The outcome commits with the handler's work: the notes must be in the row before it moves.
+                    ctx.finishNotes();
+                    return returned(ctx);
+                });
             }
             binding.invoke(payload, ctx);
             return returned(ctx);
@@ -242,8 +253,11 @@ public final class JobExecutor implements AutoCloseable {
         }
     }
 
-    /** The outcome of a handler that returned: completed, or snoozed if it asked to be. */
+    /** The outcome of a handler that returned: completed, or snoozed or waiting for a signal if it asked to be. */
     private static Outcome returned(Context ctx) {
+        if (ctx.awaitSignal != null) {
+            return new Outcome.AwaitSignal(ctx.job.fence(), ctx.awaitSignal, ctx.awaitTimeoutMillis, ctx.awaitOnTimeout);
+        }
         if (ctx.snoozeMillis >= 0) {
             return new Outcome.Snoozed(ctx.job.fence(), ctx.snoozeMillis);
         }
@@ -284,6 +298,15 @@ public final class JobExecutor implements AutoCloseable {
         }
     }
 
+    /** A signal's payload as {@code type}; the codec's message names the signal instead of "payload". */
+    private <T> T readSignal(String json, String name, Class<T> type) {
+        try {
+            return codec.fromJson(json, type);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage().replaceFirst("^payload", "the payload of signal " + name));
+        }
+    }
+
     /** The lease a claim of {@code kind} takes, or null for the worker's. */
     public Duration leaseOf(String kind) {
         HandlerBinding<?> binding = handlers.get(kind);
@@ -319,15 +342,26 @@ public final class JobExecutor implements AutoCloseable {
         return new Outcome.Retry(job.fence(), delay, error);
     }
 
-    /** What a handler sees of its attempt; remembers a snooze request. */
+    /**
+     * What a handler sees of its attempt; remembers a snooze or a wait for a signal (the later call wins), and
+     * holds the attempt's progress and log lines once the handler gives one.
+     */
     private static final class Context implements JobContext {
         private final ClaimedJob job;
         private final RecordedOutputs outputs;
+        private final JobExecutor executor;
+        private final AttemptObservation observation;
         private volatile long snoozeMillis = -1;
+        private volatile String awaitSignal;
+        private volatile Long awaitTimeoutMillis;
+        private volatile String awaitOnTimeout;
+        private volatile JobNotes notes;
 
-        Context(ClaimedJob job, RecordedOutputs outputs) {
+        Context(ClaimedJob job, RecordedOutputs outputs, JobExecutor executor, AttemptObservation observation) {
             this.job = job;
             this.outputs = outputs;
+            this.executor = executor;
+            this.observation = observation;
         }
 
         @Override
@@ -365,7 +399,77 @@ public final class JobExecutor implements AutoCloseable {
             if (delay == null || delay.isNegative() || delay.compareTo(Duration.ofDays(365)) > 0) {
                 throw new IllegalArgumentException("snooze delay must be from 0 to 365 days, was " + delay);
             }
-            snoozeMillis = delay.toMillis();
+            synchronized (this) {
+                snoozeMillis = delay.toMillis();
+                awaitSignal = null;
+            }
+        }
+
+        @Override
+        public <T> Optional<T> signal(String name, Class<T> type) {
+            JobOptionRules.checkSignalName(name);
+            Objects.requireNonNull(type, "type");
+            return Database.call("reading signal " + name + " of job " + job.id(),
+                    () -> executor.store.signals().latest(job.id(), name))
+                    .map(json -> executor.readSignal(json, name, type));
+        }
+
+        @Override
+        public void awaitSignal(String name) {
+            await(JobOptionRules.checkSignalName(name), null, null);
+        }
+
+        @Override
+        public void awaitSignal(String name, Duration timeout, SignalTimeout onTimeout) {
+            String checked = JobOptionRules.checkSignalName(name);
+            JobOptionRules.checkSignalTimeout(timeout, onTimeout);
+            await(checked, timeout.toMillis(), onTimeout.name().toLowerCase(Locale.ROOT));
+        }
+
+        private void await(String name, Long timeoutMillis, String onTimeout) {
+            if (job.sequenceKey() != null) {
+                throw new IllegalStateException("job " + job.id() + " runs in a sequence, whose waiting jobs are those "
+                        + "behind its head: it cannot wait for a signal");
+            }
+            synchronized (this) {
+                awaitSignal = name;
+                awaitTimeoutMillis = timeoutMillis;
+                awaitOnTimeout = onTimeout;
+                snoozeMillis = -1;
+            }
+        }
+
+        @Override
+        public void progress(double fraction, String message) {
+            notes().progress(fraction, message);
+            observation.progress(fraction);
+        }
+
+        @Override
+        public void log(String message) {
+            notes().log(message);
+        }
+
+        private JobNotes notes() {
+            JobNotes n = notes;
+            if (n == null) {
+                synchronized (this) {
+                    if (notes == null) {
+                        notes = new JobNotes(job.fence(), executor.workerId, executor.store.outcomes(),
+                                executor.codec.mapper(), executor.timeouts);
+                    }
+                    n = notes;
+                }
+            }
+            return n;
+        }
+
+        /** Writes what the attempt's progress and log lines still hold; nothing for a handler that gave none. */
+        void finishNotes() {
+            JobNotes n = notes;
+            if (n != null) {
+                n.finish();
+            }
         }
 
         @Override

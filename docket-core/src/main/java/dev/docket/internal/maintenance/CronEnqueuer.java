@@ -88,6 +88,6 @@ public final class CronEnqueuer {
         long micros = ChronoUnit.MICROS.between(Instant.EPOCH, slot);
         return new InsertRow(j.queue(), j.kind(), j.payloadJson(), j.payloadVersion(), j.priority(), micros, null,
                 j.maxAttempts(), j.tenant(), "cron:" + s.name() + ":" + slot.getEpochSecond(), null, j.metadataJson(),
-                j.sequenceKey(), j.haltSequence());
+                j.sequenceKey(), j.haltSequence(), new long[0], null, j.waits());
     }
 }

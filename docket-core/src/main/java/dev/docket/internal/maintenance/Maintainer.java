@@ -15,11 +15,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The cluster's housekeeping, one round per interval: enqueues due slots of periodic jobs, makes
- * due scheduled jobs ready (and wakes their queues), rescues jobs whose lease expired, folds the
- * outcome counters' deltas into their totals, vacuums the jobs table when dead rows pile up, and,
- * less often, creates the coming days' history partitions, drops expired ones, and deletes expired
- * dead jobs and unique keys. Every step is idempotent and takes rows with SKIP LOCKED, so several
- * nodes running it at once do no harm.
+ * due scheduled jobs ready (and wakes their queues), takes jobs whose wait for a signal timed out down
+ * their path, rescues jobs whose lease expired, folds the outcome counters' deltas into their totals,
+ * vacuums the jobs table when dead rows pile up, and, less often, creates the coming days' history
+ * partitions, drops expired ones, and deletes expired dead jobs, unique keys, and the signals of jobs
+ * that finished. Every step is idempotent and takes rows with SKIP LOCKED, so several nodes running it
+ * at once do no harm.
  */
 public final class Maintainer extends PeriodicService {
 
@@ -65,6 +66,7 @@ public final class Maintainer extends PeriodicService {
     public void runOnce() throws SQLException {
         cron.runOnce();
         promoteDue();
+        expireSignalWaits();
         rescueExpired();
         foldJobCounts();
         deadJobReplayer.runOnce();
@@ -83,6 +85,26 @@ public final class Maintainer extends PeriodicService {
             int n = promoted.values().stream().mapToInt(Integer::intValue).sum();
             total += n;
             if (n < PAGE) {
+                return total;
+            }
+        }
+    }
+
+    /**
+     * Takes every job whose wait for a signal reached its deadline down its path (run anyway, dead, or
+     * cancelled); returns how many. Each job's wait ends once: the statements match only waits still open.
+     */
+    public int expireSignalWaits() throws SQLException {
+        int total = 0;
+        while (true) {
+            JobQueries.WaitsTimedOut page = store.jobs().expireSignalWaits(PAGE);
+            int moved = page.run() + page.failed() + page.cancelled();
+            total += moved;
+            if (moved > 0) {
+                log.info("docket: {} waits for a signal timed out ({} run anyway, {} failed, {} cancelled)", moved,
+                        page.run(), page.failed(), page.cancelled());
+            }
+            if (page.scanned() < PAGE || moved == 0) {
                 return total;
             }
         }
@@ -167,6 +189,9 @@ public final class Maintainer extends PeriodicService {
         }
         while (store.deadJobs().deleteExpired(deadJobRetention, PAGE) == PAGE) {
             log.debug("docket: deleted a page of expired dead jobs");
+        }
+        while (store.signals().deleteFinished(retention.toMillis(), PAGE) == PAGE) {
+            log.debug("docket: deleted a page of signals of finished jobs");
         }
     }
 }

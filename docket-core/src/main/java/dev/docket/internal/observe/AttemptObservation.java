@@ -27,6 +27,13 @@ public final class AttemptObservation {
         }
     }
 
+    /** The handler reported how far it has come ({@code JobContext.progress}): the span keeps the latest fraction. */
+    public void progress(double fraction) {
+        if (span != null) {
+            span.progress(fraction);
+        }
+    }
+
     /** The attempt is over; {@code outcome} null when the job was put back to wait for a newer worker. */
     public void ended(Outcome outcome) {
         if (metrics != null) {

@@ -27,6 +27,9 @@ interface JobTracing {
         /** The handler (or the payload's decoding) threw {@code e}. */
         void failed(Throwable e);
 
+        /** The handler's latest progress, from 0 to 1. */
+        void progress(double fraction);
+
         /** The attempt is over with {@code outcome} (null: put back to wait for a newer worker). */
         void end(Outcome outcome);
     }

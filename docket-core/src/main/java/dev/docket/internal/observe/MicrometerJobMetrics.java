@@ -88,6 +88,7 @@ final class MicrometerJobMetrics implements JobMetrics {
             }
             case Outcome.Snoozed s -> { }
             case Outcome.Released r -> { }
+            case Outcome.AwaitSignal a -> { }
         }
     }
 

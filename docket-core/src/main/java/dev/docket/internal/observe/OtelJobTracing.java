@@ -46,6 +46,8 @@ final class OtelJobTracing implements JobTracing {
     /** The metrics' label names, prefixed as span attributes are. */
     private static final AttributeKey<String> QUEUE_LABEL = AttributeKey.stringKey("docket.queue");
     private static final AttributeKey<String> KIND_LABEL = AttributeKey.stringKey("docket.kind");
+    /** The latest fraction the handler reported (JobContext.progress); never its message, which is the handler's text. */
+    private static final AttributeKey<Double> PROGRESS = AttributeKey.doubleKey("docket.job.progress");
     private static final int MAX_STATUS_CHARS = 200;
 
     private static final TextMapGetter<JsonNode> METADATA = new TextMapGetter<>() {
@@ -146,6 +148,11 @@ final class OtelJobTracing implements JobTracing {
     private record Attempt(Span span, Scope scope) implements TracedAttempt {
 
         @Override
+        public void progress(double fraction) {
+            span.setAttribute(PROGRESS, fraction);
+        }
+
+        @Override
         public void failed(Throwable e) {
             span.recordException(e);
         }
@@ -158,6 +165,7 @@ final class OtelJobTracing implements JobTracing {
                     case Outcome.Completed c -> span.setAttribute(OUTCOME, "completed");
                     case Outcome.Snoozed s -> span.setAttribute(OUTCOME, "snoozed");
                     case Outcome.Released r -> span.setAttribute(OUTCOME, "released");
+                    case Outcome.AwaitSignal a -> span.setAttribute(OUTCOME, "awaiting_signal");
                     case Outcome.Retry r -> failure("retry", r.error());
                     case Outcome.Dead d -> failure("dead", d.reason());
                 }

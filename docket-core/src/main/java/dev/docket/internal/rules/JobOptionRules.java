@@ -26,6 +26,10 @@ public final class JobOptionRules {
     public static final int MAX_DEPENDENCIES = 100_000;
     /** The longest kind name, in characters ({@code Docket.MAX_KIND_LENGTH}). */
     public static final int MAX_KIND_LENGTH = 255;
+    /** Signal names: 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -} ({@code JobOptions.SIGNAL_NAME}). */
+    public static final Pattern SIGNAL_NAME = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
+    /** The longest wait for a signal, and the longest delay after dependencies: 100 years. */
+    public static final Duration MAX_WAIT = Duration.ofDays(365 * 100);
 
     /** The longest {@code delay}: 100 years. */
     private static final Duration MAX_DELAY = Duration.ofDays(365 * 100);
@@ -52,6 +56,34 @@ public final class JobOptionRules {
                     + TextRules.describe(queue));
         }
         return queue;
+    }
+
+    /** A signal name: {@code SIGNAL_NAME}, never null. */
+    public static String checkSignalName(String name) {
+        if (name == null || !SIGNAL_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("signal name must be 1 to 128 characters of A-Z a-z 0-9 _ . : -, was "
+                    + TextRules.describe(name));
+        }
+        return name;
+    }
+
+    /** How long a job waits for a signal before {@code onTimeout}: from 1 ms to 100 years, with a path to take. */
+    public static Duration checkSignalTimeout(Duration timeout, Object onTimeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(onTimeout, "onTimeout");
+        if (timeout.isNegative() || timeout.compareTo(MAX_WAIT) > 0 || timeout.toNanos() < 1_000_000) {
+            throw new IllegalArgumentException("a signal's timeout must be from 1ms to 100 years, was " + timeout);
+        }
+        return timeout;
+    }
+
+    /** How long after its dependencies a job runs: from 1 ms to 100 years. */
+    public static Duration checkDelayAfterDependencies(Duration delay) {
+        Objects.requireNonNull(delay, "delay");
+        if (delay.isNegative() || delay.isZero() || delay.compareTo(MAX_WAIT) > 0 || delay.toNanos() < 1_000_000) {
+            throw new IllegalArgumentException("delayAfterDependencies must be from 1ms to 100 years, was " + delay);
+        }
+        return delay;
     }
 
     /** A due time from {@code EARLIEST_RUN_AT} to {@code LATEST_RUN_AT}, both included; refused outside, never clamped. */

@@ -14,7 +14,9 @@ public enum Access implements RouteRole {
     /** Retry, cancel, replay: operator or admin. */
     OPERATE,
     /** Edit dead jobs' payloads: roles that operate and see payloads ({@link Role#canRepair()}). */
-    REPAIR;
+    REPAIR,
+    /** Send a signal to a job: producer, operator or admin ({@link Role#canSignal()}). */
+    SIGNAL;
 
     public boolean allows(Role role) {
         return switch (this) {
@@ -23,6 +25,7 @@ public enum Access implements RouteRole {
             case ENQUEUE -> role.canEnqueue();
             case OPERATE -> role.canOperate();
             case REPAIR -> role.canRepair();
+            case SIGNAL -> role.canSignal();
         };
     }
 }

@@ -1,11 +1,13 @@
 package dev.docket.server.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.Docket;
 import dev.docket.Enqueued;
 import dev.docket.JobInfo;
 import dev.docket.JobQuery;
 import dev.docket.JobState;
 import dev.docket.NewJob;
+import dev.docket.SignalDelivery;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.time.Instant;
@@ -14,7 +16,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * {@code /api/jobs}: enqueue, look up, list, cancel and retry jobs.
+ * {@code /api/jobs}: enqueue, look up, list, cancel and retry jobs, and send them signals.
  *
  * @param docket enqueues, looks up and changes jobs
  * @param bodies reads request bodies
@@ -31,6 +33,18 @@ public record JobsApi(Docket docket, JsonBodies bodies) {
         app.get("/api/jobs/{id}", this::get, Access.READ);
         app.post("/api/jobs/{id}/cancel", this::cancel, Access.OPERATE);
         app.post("/api/jobs/{id}/retry", this::retry, Access.OPERATE);
+        app.post("/api/jobs/{id}/signals", this::signal, Access.SIGNAL);
+    }
+
+    /** The longest name a caller may give as {@code sentBy} (the role and channel are added to it). */
+    static final int MAX_SENT_BY_NAME = 100;
+
+    /** {@code POST /api/jobs/{id}/signals}'s body: the signal's name, its payload (optional) and who sends it (optional). */
+    record SignalRequest(String name, JsonNode payload, String sentBy) {
+    }
+
+    /** What became of a signal: {@code delivery} is {@code resumed} or {@code kept}; the job's state after it. */
+    record Signaled(long id, String signal, String delivery, String state, String sentBy) {
     }
 
     /** {@code POST /api/jobs}'s answer: the job, and whether this request inserted it. */
@@ -139,6 +153,53 @@ public record JobsApi(Docket docket, JsonBodies bodies) {
         JobInfo job = docket.job(id).orElseThrow(() -> ApiException.notFound("no job " + id));
         throw ApiException.conflict("job " + id + " is " + ResponseViews.state(job.state())
                 + "; only dead or scheduled jobs can be retried");
+    }
+
+    private void signal(Context ctx) {
+        long id = Params.pathId(ctx);
+        SignalRequest body = bodies.read(ctx, SignalRequest.class,
+                "the body must be {\"name\": \"...\", \"payload\": ... (optional), \"sentBy\": \"...\" (optional)}");
+        if (body.name() == null || body.name().isEmpty()) {
+            throw ApiException.badRequest("name is required: the signal's name, 1 to 128 characters of A-Z a-z 0-9 _ . : -");
+        }
+        String by = sentBy(ctx, body.sentBy());
+        SignalDelivery delivery;
+        try {
+            String payload = null;
+            if (body.payload() != null && !body.payload().isNull()) {
+                PayloadCheck.check(body.payload());
+                payload = body.payload().toString();
+            }
+            delivery = docket.admin().sendSignal(id, body.name(), payload, by);
+        } catch (IllegalArgumentException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("payload is ")) {
+                throw new ApiException(413, "payload_too_large", e.getMessage());
+            }
+            throw ApiException.badRequest(e.getMessage());
+        } catch (IllegalStateException e) {
+            throw ApiException.conflict("job " + id + " takes no more signals: 100 are kept that no wait took");
+        }
+        if (delivery == SignalDelivery.NO_LIVE_JOB) {
+            JobInfo job = docket.job(id).orElseThrow(() -> ApiException.notFound("no job " + id));
+            throw ApiException.conflict("job " + id + " is " + ResponseViews.state(job.state())
+                    + ": a signal reaches only live jobs");
+        }
+        String state = docket.job(id).map(j -> ResponseViews.state(j.state())).orElse("finished");
+        ctx.json(new Signaled(id, body.name(), delivery.name().toLowerCase(Locale.ROOT), state, by));
+    }
+
+    /** Who sends a signal, as recorded: the given name (if any) with the caller's role and channel. */
+    private static String sentBy(Context ctx, String name) {
+        Caller caller = Caller.of(ctx);
+        String channel = caller.role().label() + ", " + (caller.viaSession() ? "dashboard" : "API token");
+        if (name == null || name.isEmpty()) {
+            return channel;
+        }
+        // The library refuses anything unprintable in the whole record (DocketAdmin.sendSignal).
+        if (name.length() > MAX_SENT_BY_NAME || name.isBlank()) {
+            throw ApiException.badRequest("sentBy must be 1 to " + MAX_SENT_BY_NAME + " printable characters");
+        }
+        return name + " (" + channel + ")";
     }
 
     static JobState parseState(String text) {

@@ -4,10 +4,14 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.docket.DeadJobGroup;
 import dev.docket.JobError;
 import dev.docket.JobInfo;
+import dev.docket.JobLog;
+import dev.docket.JobProgress;
+import dev.docket.JobSignal;
 import dev.docket.JobState;
 import dev.docket.JobSummary;
 import dev.docket.QueueSettings;
 import dev.docket.QueueStats;
+import dev.docket.SignalWait;
 import dev.docket.TenantRunning;
 import java.time.Instant;
 import java.util.List;
@@ -31,7 +35,9 @@ public final class ResponseViews {
      * One job: the fields of its summary, then the rest; {@code payload} only when the caller may see
      * it, else {@code payloadRedacted: true} (each is left out when the other is present). The output its
      * handler recorded follows the same rule: {@code output} for a caller who may see payloads, else
-     * {@code outputRedacted: true}; both are left out when the job recorded none.
+     * {@code outputRedacted: true}; both are left out when the job recorded none. So do the payloads of its
+     * {@code signals}. {@code signalWait} (what a waiting job waits for) and {@code progress} are left out
+     * when there is none; {@code signals} and {@code logs} (one entry per attempt) are empty then.
      */
     public record Job(long id, String kind, String queue, String state, int priority, int attempt, int maxAttempts,
                       Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt, String tenant,
@@ -39,7 +45,9 @@ public final class ResponseViews {
                       RawJson metadata, @JsonInclude(JsonInclude.Include.NON_NULL) Object payload,
                       @JsonInclude(JsonInclude.Include.NON_NULL) Boolean payloadRedacted, List<Error> errors,
                       String sequenceKey, @JsonInclude(JsonInclude.Include.NON_NULL) Object output,
-                      @JsonInclude(JsonInclude.Include.NON_NULL) Boolean outputRedacted) {
+                      @JsonInclude(JsonInclude.Include.NON_NULL) Boolean outputRedacted,
+                      @JsonInclude(JsonInclude.Include.NON_NULL) Wait signalWait, List<Signal> signals,
+                      @JsonInclude(JsonInclude.Include.NON_NULL) Progress progress, List<AttemptLog> logs) {
 
         /**
          * This view with {@code payload} and {@code output} (null: none) in place of whatever it showed (the
@@ -48,8 +56,34 @@ public final class ResponseViews {
         public Job withShown(Object payload, Object output) {
             return new Job(id, kind, queue, state, priority, attempt, maxAttempts, runAt, createdAt, attemptedAt,
                     finishedAt, tenant, errorCount, deadReason, uniqueKey, lockedBy, payloadVersion, metadata, payload,
-                    null, errors, sequenceKey, output, null);
+                    null, errors, sequenceKey, output, null, signalWait, signals, progress, logs);
         }
+    }
+
+    /** What a waiting job waits for: a signal, since when, and its timeout ({@code deadline}, {@code onTimeout}) if any. */
+    public record Wait(String signal, Instant since, @JsonInclude(JsonInclude.Include.NON_NULL) Instant deadline,
+                       @JsonInclude(JsonInclude.Include.NON_NULL) String onTimeout) {
+    }
+
+    /**
+     * A signal sent to the job; {@code resumedAt} is when it ended a wait (null while kept). Its payload follows
+     * the job payload's rule.
+     */
+    public record Signal(long id, String name, Instant sentAt, String sentBy, Instant resumedAt,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) RawJson payload,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) Boolean payloadRedacted) {
+    }
+
+    /** How far the job has come, as its handler last reported it. */
+    public record Progress(double fraction, String message, int attempt, Instant at) {
+    }
+
+    /** One attempt's kept log lines, oldest first, and how many older ones its cap dropped. */
+    public record AttemptLog(int attempt, long droppedLines, List<LogLine> lines) {
+    }
+
+    /** One log line. */
+    public record LogLine(Instant at, String message) {
     }
 
     /** One failed attempt of a job. */
@@ -113,7 +147,28 @@ public final class ResponseViews {
                 showPayload ? new RawJson(j.payload()) : null, showPayload ? null : Boolean.TRUE,
                 j.errors().stream().map(ResponseViews::error).toList(), j.sequenceKey(),
                 showPayload && j.output() != null ? new RawJson(j.output()) : null,
-                showPayload || j.output() == null ? null : Boolean.TRUE);
+                showPayload || j.output() == null ? null : Boolean.TRUE, waitOf(j.signalWait()),
+                j.signals().stream().map(s -> signal(s, showPayload)).toList(), progress(j.progress()),
+                j.logs().stream().map(ResponseViews::attemptLog).toList());
+    }
+
+    private static Wait waitOf(SignalWait w) {
+        return w == null ? null : new Wait(w.signal(), w.since(), w.deadline(),
+                w.onTimeout() == null ? null : w.onTimeout().name().toLowerCase(Locale.ROOT));
+    }
+
+    private static Signal signal(JobSignal s, boolean showPayload) {
+        return new Signal(s.id(), s.name(), s.sentAt(), s.sentBy(), s.resumedAt(),
+                showPayload ? new RawJson(s.payload()) : null, showPayload ? null : Boolean.TRUE);
+    }
+
+    private static Progress progress(JobProgress p) {
+        return p == null ? null : new Progress(p.fraction(), p.message(), p.attempt(), p.at());
+    }
+
+    private static AttemptLog attemptLog(JobLog l) {
+        return new AttemptLog(l.attempt(), l.droppedLines(),
+                l.lines().stream().map(line -> new LogLine(line.at(), line.message())).toList());
     }
 
     private static Error error(JobError e) {

@@ -28,6 +28,14 @@ public enum Role {
         return this == OPERATOR || this == ADMIN;
     }
 
+    /**
+     * Send a signal to a job (an approval, an event a waiting job expects): roles that enqueue or operate
+     * (producer, operator, admin), not viewers.
+     */
+    public boolean canSignal() {
+        return canEnqueue() || canOperate();
+    }
+
     /** See payloads (behind an explicit action in the dashboard). */
     public boolean seesPayloads() {
         return this == OPERATOR || this == ADMIN;

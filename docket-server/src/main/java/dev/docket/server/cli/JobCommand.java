@@ -8,10 +8,11 @@ import dev.docket.server.api.ResponseViews;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** {@code docket job ID}: one job as JSON, payload, recorded output and error history included. */
-@Command(name = "job", mixinStandardHelpOptions = true, subcommands = JobExplainCommand.class,
+/** {@code docket job ID}: one job as JSON, payload, recorded output, error history, wait, signals, progress and logs included. */
+@Command(name = "job", mixinStandardHelpOptions = true, subcommands = {JobExplainCommand.class, JobSignalCommand.class},
         description = {"Prints one job as JSON, wherever it is (waiting, running, completed, cancelled or dead), "
-                + "with its payload, the output its handler recorded (if any) and its error history.",
+                + "with its payload, the output its handler recorded (if any), its error history, what it waits for "
+                + "(signalWait), the signals sent to it, its progress and its log lines per attempt.",
                 "The payload and the output are shown: whoever runs this command can read the database anyway."})
 final class JobCommand extends DatabaseCommand {
 
@@ -26,7 +27,7 @@ final class JobCommand extends DatabaseCommand {
     @Override
     public Integer call() throws Exception {
         if (id == null) {
-            throw CommandFailure.usage("give a job id: `docket job ID`, or `docket job explain ID`");
+            throw CommandFailure.usage("give a job id: `docket job ID`, `docket job explain ID` or `docket job signal ID NAME`");
         }
         checkId("job", id);
         JobInfo job = withDocket(docket -> docket.job(id)).orElseThrow(() -> noJob(id, database.schema));

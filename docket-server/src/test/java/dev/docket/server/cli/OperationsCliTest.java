@@ -22,7 +22,10 @@ import java.util.Map;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
-/** {@code docket doctor}, {@code docket job explain} and {@code docket slo}, in-process against the test database. */
+/**
+ * {@code docket doctor}, {@code docket job explain}, {@code docket job signal} and {@code docket slo}, in-process
+ * against the test database.
+ */
 class OperationsCliTest extends DocketTest {
 
     record Task(int n) {
@@ -153,6 +156,52 @@ class OperationsCliTest extends DocketTest {
         assertFails(cli("job", "explain", Long.toString(id + 1000)), 1, "no job " + (id + 1000));
         assertFails(cli("job"), 2, "give a job id");
         assertOk(cli("job", Long.toString(id)));
+    }
+
+    @Test
+    void jobSignalSendsASignalAndRefusesBadInputInOneLine() throws Exception {
+        Docket docket = docket();
+        long waiting = docket.enqueue("ship", new Task(1), JobOptions.builder().awaitSignal("approved").build());
+
+        Run r = cli("job", "signal", Long.toString(waiting), "approved", "--payload", "{\"note\": \"ok\"}", "--by", "ada");
+
+        assertOk(r);
+        assertThat(r.out()).isEqualTo("job " + waiting + ": signal approved ended its wait; it is ready"
+                + System.lineSeparator());
+        var job = docket.job(waiting).orElseThrow();
+        assertThat(job.signals()).singleElement().satisfies(s -> {
+            assertThat(s.sentBy()).isEqualTo("ada (cli)");
+            assertThat(s.payload()).isEqualTo("{\"note\": \"ok\"}");
+        });
+        Run kept = cli("job", "signal", Long.toString(waiting), "later");
+        assertOk(kept);
+        assertThat(kept.out()).contains("signal later kept (the job is ready)");
+
+        JsonNode shown = new ObjectMapper().readTree(cli("job", Long.toString(waiting)).out());
+        assertThat(shown.get("signals").get(0).get("payload").get("note").asText()).isEqualTo("ok");
+        assertThat(shown.get("logs").isArray()).isTrue();
+
+        long other = docket.enqueue("ship", new Task(2), JobOptions.builder().awaitSignal("approved").build());
+        assertThat(cli("job", "explain", Long.toString(other)).out())
+                .contains("waiting_for_signal: Waits for the signal 'approved'");
+        assertFails(cli("job", "signal", Long.toString(other), "a b"), 2, "signal name");
+        assertFails(cli("job", "signal", Long.toString(other), "x".repeat(129)), 2, "signal name");
+        assertFails(cli("job", "signal", Long.toString(other), "approved\u202e"), 2, "signal name");
+        assertFails(cli("job", "signal", Long.toString(other), "approved", "--payload", "{"), 2, "not valid JSON");
+        assertFails(cli("job", "signal", Long.toString(other), "approved", "--payload", "{\"a\": 1, \"a\": 2}"), 2,
+                "field name twice");
+        assertFails(cli("job", "signal", Long.toString(other), "approved", "--payload", "@/no/such/file"), 2,
+                "cannot read the --payload file");
+        assertFails(cli("job", "signal", Long.toString(other), "approved", "--by", "a\u0007b"), 2, "sentBy");
+        assertFails(cli("job", "signal", Long.toString(other), "approved", "--payload",
+                "{\"x\": \"" + "y".repeat(300 * 1024) + "\"}"), 2, "payload is");
+        assertFails(cli("job", "signal", "0", "approved"), 2, "positive whole number");
+        assertFails(cli("job", "signal", "abc", "approved"), 2, "abc");
+        assertFails(cli("job", "signal", Long.toString(other)), 2, "NAME");
+        assertThat(docket.job(other).orElseThrow().state()).as("nothing was sent").isEqualTo(dev.docket.JobState.WAITING);
+        assertFails(cli("job", "signal", Long.toString(other + 1000), "approved"), 1, "no job " + (other + 1000));
+        docket.cancel(other);
+        assertFails(cli("job", "signal", Long.toString(other), "approved"), 1, "is cancelled: a signal reaches only live jobs");
     }
 
     @Test

@@ -445,6 +445,85 @@ class DashboardBrowserTest {
         }
     }
 
+    /**
+     * A job waiting for an approval shows what it waits for; an admin sends the signal with a JSON payload from
+     * its page (a malformed payload is refused in the page), the job runs, and the page shows the signal with who
+     * sent it. A viewer sees the wait but no button. A finished job shows its progress bar and its log lines per
+     * attempt, as text. The rows are removed afterwards so that the other tests' counts hold.
+     */
+    @Test
+    void anApprovalIsSentFromTheJobPageAndProgressAndLogsAreShownPerAttempt() {
+        long approval = docket.enqueue("report", new Item(7), JobOptions.builder()
+                .awaitSignal("approved", Duration.ofDays(2), dev.docket.SignalTimeout.CANCEL).build());
+        long imported = docket.enqueue("import_rows", new Item(8), JobOptions.builder().queue("imports").maxAttempts(2).build());
+        docket.worker().queue("imports", 1).handler("import_rows", Item.class, (item, ctx) -> {
+            ctx.progress(0.4, "read 400 of 1000 rows");
+            ctx.log("attempt " + ctx.attempt() + ": <b>not markup</b>");
+            if (ctx.attempt() == 1) {
+                throw new IllegalStateException("the file moved");
+            }
+        }).runJobsDueWithin(Duration.ofHours(1));
+        docket.worker().queue("imports", 1).handler("import_rows", Item.class, (item, ctx) -> {
+            ctx.progress(1, "imported 1000 rows");
+            ctx.log("attempt " + ctx.attempt() + ": <b>not markup</b>");
+        }).runJobsDueWithin(Duration.ofHours(1));
+        try {
+            login(VIEWER);
+            go("#/jobs/" + approval);
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("job-wait")));
+            assertThat(driver.findElement(By.id("wait-signal")).getText()).isEqualTo("approved");
+            assertThat(driver.findElement(By.id("job-wait")).getText()).contains("is cancelled")
+                    .contains("may not send signals");
+            assertThat(driver.findElements(By.id("send-signal"))).isEmpty();
+            driver.findElement(By.id("logout")).click();
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+
+            login(ADMIN);
+            fitsNarrow("#/jobs/" + approval);
+            go("#/jobs/" + approval);
+            WebElement payload = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("signal-payload")));
+            screenshot("job-wait");
+            payload.sendKeys("{\"note\": ");
+            driver.findElement(By.id("send-signal")).click();
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "not valid JSON"));
+            assertThat(docket.job(approval).orElseThrow().state()).isEqualTo(JobState.WAITING);
+            payload.clear();
+            payload.sendKeys("{\"note\": \"approved by phone\"}");
+            driver.findElement(By.id("send-signal")).click();
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "ended the wait"));
+            Awaitility.await().atMost(WAIT).until(() -> docket.job(approval).orElseThrow().state() == JobState.COMPLETED);
+            assertThat(docket.job(approval).orElseThrow().signals()).singleElement().satisfies(sent -> {
+                assertThat(sent.sentBy()).isEqualTo("admin, dashboard");
+                assertThat(sent.payload()).contains("approved by phone");
+            });
+            go("#/jobs/" + approval);
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 .badge"), "completed"));
+            assertThat(driver.findElements(By.id("job-wait"))).isEmpty();
+            assertThat(driver.findElement(By.id("signals")).getText()).contains("approved").contains("admin, dashboard")
+                    .contains("ended a wait").doesNotContain("approved by phone");
+            driver.findElement(By.id("show-signal-payloads")).click();
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("signals"), "approved by phone"));
+            assertThat(driver.findElement(By.cssSelector(".timeline")).getText()).contains("Signal “approved” ended a wait");
+
+            go("#/jobs/" + imported);
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("job-progress")));
+            assertThat(driver.findElement(By.id("progress-bar")).getAttribute("value")).isEqualTo("1");
+            assertThat(driver.findElement(By.id("progress-percent")).getText()).isEqualTo("100 %");
+            assertThat(driver.findElement(By.id("progress-message")).getText()).isEqualTo("imported 1000 rows");
+            List<WebElement> attempts = driver.findElements(By.cssSelector("#job-logs .attempt-log"));
+            assertThat(attempts).extracting(a -> a.getAttribute("data-attempt")).containsExactly("2", "1");
+            assertThat(attempts.get(1).getText()).contains("attempt 1: <b>not markup</b>");
+            assertThat(driver.findElements(By.cssSelector("#job-logs b"))).as("escaped: the markup is text").isEmpty();
+            screenshot("job-waits");
+            fitsNarrow("#/jobs/" + imported);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } finally {
+            db.execute("DELETE FROM " + schema + ".jobs WHERE id IN (" + approval + ", " + imported + ")");
+            db.execute("DELETE FROM " + schema + ".job_history WHERE id IN (" + approval + ", " + imported + ")");
+        }
+    }
+
     @Test
     void cancelFromTheJobPageCancelsAScheduledJob() {
         login(ADMIN);
@@ -909,6 +988,19 @@ class DashboardBrowserTest {
             driver.manage().window().setSize(before);
             docket.admin().removeRateLimit(RateLimit.Scope.KIND, "send_email");
             docket.admin().cancelWorkflow(workflow);
+        }
+    }
+
+    /** The page at {@code hash} fits a 420 px screen (then the window is as it was). */
+    private void fitsNarrow(String hash) {
+        Dimension before = driver.manage().window().getSize();
+        driver.manage().window().setSize(new Dimension(NARROW, 1000));
+        try {
+            go(hash);
+            awaitLoaded();
+            assertFits(hash, NARROW);
+        } finally {
+            driver.manage().window().setSize(before);
         }
     }
 
