@@ -59,6 +59,7 @@ final class Workflows {
             layers.computeIfAbsent(d, k -> new ArrayList<>()).add(s);
         }
         Map<String, Enqueued> jobs = new HashMap<>();
+        Map<String, InsertRow.Waits> waits = new HashMap<>();
         for (List<Workflow.Step> layer : layers.values()) {
             List<InsertRow> rows = new ArrayList<>(layer.size());
             for (Workflow.Step s : layer) {
@@ -66,7 +67,9 @@ final class Workflows {
                         .metadata("docket.workflow", Long.toString(id)).metadata("docket.step", s.name())
                         .dependsOn(s.after().stream().mapToLong(step -> jobs.get(step).id()).toArray())
                         .dependencyMode(workflow.dependencyMode()).build();
-                rows.add(kinds.row(NewJob.of(s.kind(), s.payload(), options)));
+                InsertRow row = kinds.row(NewJob.of(s.kind(), s.payload(), options));
+                waits.put(s.name(), row.waits());
+                rows.add(row);
             }
             List<Enqueued> enqueued = inserter.insert(c, rows);
             for (int i = 0; i < layer.size(); i++) {
@@ -76,7 +79,7 @@ final class Workflows {
         List<String> names = workflow.steps().stream().map(Workflow.Step::name).toList();
         store.workflows().insertSteps(c, id, names, names.stream().map(step -> jobs.get(step).id()).toList(),
                 workflow.steps().stream().map(s -> s.after().stream().map(Workflows::jsonString)
-                        .collect(Collectors.joining(",", "[", "]"))).toList());
+                        .collect(Collectors.joining(",", "[", "]"))).toList(), names.stream().map(waits::get).toList());
         Map<String, Enqueued> steps = new LinkedHashMap<>();
         names.forEach(step -> steps.put(step, jobs.get(step)));
         return new WorkflowEnqueued(id, steps);
@@ -160,7 +163,7 @@ final class Workflows {
                 }
                 long[] after = t.dependsOn().stream().filter(waitable::contains).mapToLong(current::get).toArray();
                 InsertRow row = new InsertRow(t.queue(), t.kind(), t.payload(), t.payloadVersion(), t.priority(), null,
-                        null, t.maxAttempts(), t.tenant(), null, null, t.metadata(), null, false, after, mode, null);
+                        null, t.maxAttempts(), t.tenant(), null, null, t.metadata(), null, false, after, mode, t.waits());
                 long jobId = inserter.insert(c, List.of(row)).getFirst().id();
                 store.workflows().moveStep(c, id, t.step(), jobId);
                 current.put(t.step(), jobId);

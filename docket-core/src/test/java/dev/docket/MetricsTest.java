@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
@@ -80,6 +81,35 @@ class MetricsTest extends DocketTest {
         assertThat(timer("docket.job.run.duration", "ok").count()).isEqualTo(1);
         assertThat(registry.find("docket.claim.duration").tags("queue", "default").timer().count()).isPositive();
         assertThat(gauge("docket.worker.concurrency", "queue", "default")).isEqualTo(4);
+    }
+
+    /** Running attempts that report progress show as two gauges per kind; an ended attempt leaves them. */
+    @Test
+    void progressOfRunningAttemptsIsGaugedPerKind() throws Exception {
+        Docket docket = metered(100);
+        CountDownLatch reported = new CountDownLatch(2);
+        CountDownLatch release = new CountDownLatch(1);
+        worker(docket, w -> w.queue("default", 4)
+                .handler("long", Task.class, (t, ctx) -> {
+                    ctx.progress(t.n() / 4.0, "step " + t.n());
+                    reported.countDown();
+                    release.await();
+                })
+                .handler("quiet", Task.class, (t, ctx) -> { }));
+        docket.enqueue("long", new Task(1));
+        docket.enqueue("long", new Task(3));
+        docket.enqueue("quiet", new Task(0));
+
+        assertThat(reported.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(gauge("docket.job.progress.lowest", "queue", "default", "kind", "long")).isEqualTo(0.25);
+        assertThat(gauge("docket.jobs.reporting.progress", "queue", "default", "kind", "long")).isEqualTo(2);
+        release.countDown();
+        await().atMost(WAIT).until(() -> count("docket.jobs.completed", "default", "long") == 2
+                && count("docket.jobs.completed", "default", "quiet") == 1);
+        await().atMost(WAIT).until(() -> gauge("docket.jobs.reporting.progress", "queue", "default", "kind", "long") == 0);
+        assertThat(gauge("docket.job.progress.lowest", "queue", "default", "kind", "long")).isNaN();
+        // A kind that never reports progress has no such gauges.
+        assertThat(registry.find("docket.job.progress.lowest").tags("kind", "quiet").gauge()).isNull();
     }
 
     /** Jobs whose worker died: the rescuer's lost attempts and deaths are counted by the maintenance leader's process. */

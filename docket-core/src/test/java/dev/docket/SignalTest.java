@@ -472,6 +472,36 @@ class SignalTest extends DocketTest {
     }
 
     @Test
+    void aRetriedCancelledStepWaitsForItsSignalAgainAsDeclared() {
+        Docket docket = docket();
+        WorkflowEnqueued flow = docket.enqueueWorkflow(Workflow.builder("order 10")
+                .step("charge", "step", new Order(10))
+                .step("ship", "step", new Order(10), JobOptions.builder()
+                        .awaitSignal("approved", Duration.ofHours(1), SignalTimeout.CANCEL).build(), "charge")
+                .build());
+        long cancelledShip = flow.steps().get("ship").id();
+        assertThat(docket.admin().cancelWorkflow(flow.id())).isEqualTo(2);
+        assertThat(state(docket, cancelledShip)).isEqualTo(JobState.CANCELLED);
+
+        assertThat(docket.admin().retryWorkflow(flow.id())).isEqualTo(2);
+        long ship = docket.admin().workflow(flow.id()).orElseThrow().steps().stream()
+                .filter(s -> s.name().equals("ship")).findFirst().orElseThrow().jobId();
+        assertThat(ship).isNotEqualTo(cancelledShip);
+        JobInfo retried = docket.job(ship).orElseThrow();
+        assertThat(retried.state()).isEqualTo(JobState.WAITING);
+        assertThat(retried.signalWait().signal()).isEqualTo("approved");
+        assertThat(retried.signalWait().onTimeout()).isEqualTo(SignalTimeout.CANCEL);
+        assertThat(Duration.between(retried.signalWait().since(), retried.signalWait().deadline()))
+                .isEqualTo(Duration.ofHours(1));
+
+        Worker.Builder runner = docket.worker().queue("default", 1).handler("step", Order.class, (o, ctx) -> { });
+        assertThat(runner.runReadyJobs()).extracting(JobRun::jobId).doesNotContain(ship);
+        assertThat(state(docket, ship)).isEqualTo(JobState.WAITING);
+        assertThat(docket.signal(ship, "approved", null)).isEqualTo(SignalDelivery.RESUMED);
+        assertThat(runner.runReadyJobs()).extracting(JobRun::jobId).containsExactly(ship);
+    }
+
+    @Test
     void runReadyJobsReportsAWaitAndRunsAJobWhoseSignalIsKeptAgain() {
         Docket docket = docket();
         long job = docket.enqueue("step", new Order(1));
@@ -689,5 +719,54 @@ class SignalTest extends DocketTest {
                     .satisfies(e -> assertThat(((java.sql.SQLException) e).getSQLState()).isEqualTo("22023"));
         }
         assertThat(state(docket, job)).isEqualTo(JobState.WAITING);
+    }
+
+    @Test
+    @Timeout(60)
+    void theSqlEnqueueDeclaresAWaitThatASignalOrItsTimeoutEnds() throws Exception {
+        Docket docket = docket();
+        long signalled = sqlEnqueueOne("SELECT id FROM " + schema + ".enqueue('step', '{\"n\": 1}', "
+                + "await_signal => 'approved')");
+        long timedOut = sqlEnqueueOne("SELECT id FROM " + schema + ".enqueue('step', '{\"n\": 2}', "
+                + "await_signal => 'approved', await_timeout => interval '1 millisecond', await_on_timeout => 'cancel')");
+        JobInfo waiting = docket.job(signalled).orElseThrow();
+        assertThat(waiting.state()).isEqualTo(JobState.WAITING);
+        assertThat(waiting.signalWait().signal()).isEqualTo("approved");
+        assertThat(waiting.signalWait().deadline()).isNull();
+        assertThat(docket.job(timedOut).orElseThrow().signalWait().onTimeout()).isEqualTo(SignalTimeout.CANCEL);
+
+        assertThat(docket.signal(signalled, "approved", null)).isEqualTo(SignalDelivery.RESUMED);
+        worker(docket, w -> w.queue("default", 1).maintenanceInterval(Duration.ofMillis(50))
+                .handler("step", Order.class, (o, ctx) -> { }));
+        awaitState(docket, signalled, JobState.COMPLETED, Duration.ofSeconds(20));
+        assertThat(awaitState(docket, timedOut, JobState.CANCELLED, Duration.ofSeconds(20)).metadata())
+                .contains("signal 'approved' did not arrive by");
+    }
+
+    @Test
+    void theSqlEnqueueRefusesMalformedWaitsWithSqlState22023() throws Exception {
+        docket();
+        for (String args : new String[] {"await_signal => 'a b'", "await_signal => ''", "await_signal => repeat('x', 129)",
+                "await_signal => 'go', await_timeout => interval '1 second'",
+                "await_signal => 'go', await_on_timeout => 'run'",
+                "await_timeout => interval '1 second', await_on_timeout => 'run'",
+                "await_signal => 'go', await_timeout => interval '0 seconds', await_on_timeout => 'run'",
+                "await_signal => 'go', await_timeout => interval '101 years', await_on_timeout => 'run'",
+                "await_signal => 'go', await_timeout => interval '1 second', await_on_timeout => 'later'"}) {
+            try (Connection c = dataSource().getConnection();
+                 PreparedStatement ps = c.prepareStatement("SELECT * FROM " + schema + ".enqueue('step', '{}', " + args + ")")) {
+                assertThatThrownBy(ps::executeQuery).as(args).isInstanceOf(java.sql.SQLException.class)
+                        .satisfies(e -> assertThat(((java.sql.SQLException) e).getSQLState()).isEqualTo("22023"));
+            }
+        }
+        assertThat(queryLong("SELECT count(*) FROM {s}.jobs")).isZero();
+    }
+
+    private long sqlEnqueueOne(String call) throws java.sql.SQLException {
+        try (Connection c = dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(call);
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 }

@@ -25,6 +25,13 @@ ALTER TABLE {{schema}}.jobs
     ADD COLUMN logs                jsonb;
 ALTER TABLE {{schema}}.job_history ADD COLUMN progress jsonb, ADD COLUMN logs jsonb;
 ALTER TABLE {{schema}}.dead_jobs ADD COLUMN progress jsonb, ADD COLUMN logs jsonb;
+-- A workflow step's declared waits, so that a retry enqueues a cancelled step again as it was declared
+-- (its history row keeps no wait: a cancelled job waits for nothing).
+ALTER TABLE {{schema}}.workflow_steps
+    ADD COLUMN await_signal        text,
+    ADD COLUMN await_timeout_ms    bigint,
+    ADD COLUMN await_on_timeout    text,
+    ADD COLUMN dependency_delay_ms bigint;
 
 -- The maintenance leader's index of waits that time out, by deadline (jobs without one are not in it).
 CREATE INDEX jobs_await_deadline_idx ON {{schema}}.jobs (await_deadline) WHERE await_deadline IS NOT NULL;
@@ -298,4 +305,108 @@ LANGUAGE sql AS $fn$
            unique_key, metadata || jsonb_build_object('docket.cancelReason', why), errors, created_at,
            attempted_at, sequence_key, sequence_halt, output, progress, logs, 'cancelled'
       FROM gone;
+$fn$;
+
+-- The SQL function enqueue gains a wait for a signal, as JobOptions.Builder.awaitSignal: await_signal (the
+-- job is enqueued 'waiting'), optionally await_timeout (counted from the enqueue, by this clock) with
+-- await_on_timeout ('run', 'fail' or 'cancel'). Dropped and made again because a function's parameters
+-- cannot be added in place; calls of the earlier form (positional or named) mean the same.
+DROP FUNCTION {{schema}}.enqueue(text, jsonb, text, integer, timestamptz, integer, text, text, integer, jsonb);
+
+CREATE FUNCTION {{schema}}.enqueue(
+    kind            text,
+    payload         jsonb,
+    queue           text        DEFAULT 'default',
+    priority        integer     DEFAULT 0,
+    run_at          timestamptz DEFAULT NULL,
+    max_attempts    integer     DEFAULT 20,
+    unique_key      text        DEFAULT NULL,
+    tenant          text        DEFAULT NULL,
+    payload_version integer     DEFAULT 1,
+    metadata        jsonb       DEFAULT '{}',
+    await_signal    text        DEFAULT NULL,
+    await_timeout   interval    DEFAULT NULL,
+    await_on_timeout text       DEFAULT NULL
+) RETURNS TABLE (id bigint, inserted boolean)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+    new_id bigint;
+BEGIN
+    IF kind IS NULL OR length(kind) = 0 OR length(kind) > 255 OR btrim(kind) = '' THEN
+        RAISE EXCEPTION 'docket.enqueue: kind must be 1 to 255 characters' USING ERRCODE = '22023';
+    END IF;
+    IF NOT {{schema}}.printable_name(kind) THEN
+        RAISE EXCEPTION 'docket.enqueue: kind must be printable characters only (no control, invisible formatting, bidirectional override, unassigned, or separator characters other than the space)'
+            USING ERRCODE = '22023';
+    END IF;
+    IF queue IS NULL OR queue !~ '^[A-Za-z0-9_.:-]{1,128}$' THEN
+        RAISE EXCEPTION 'docket.enqueue: queue must be 1 to 128 characters of A-Z a-z 0-9 _ . : -' USING ERRCODE = '22023';
+    END IF;
+    IF payload IS NULL THEN
+        RAISE EXCEPTION 'docket.enqueue: payload must not be null (use ''{}'')' USING ERRCODE = '22023';
+    END IF;
+    IF priority IS NULL OR priority < -32768 OR priority > 32767 THEN
+        RAISE EXCEPTION 'docket.enqueue: priority must be between -32768 and 32767' USING ERRCODE = '22023';
+    END IF;
+    IF run_at < '1970-01-01 00:00:00+00' OR run_at > '9999-12-31 23:59:59+00' THEN
+        RAISE EXCEPTION 'docket.enqueue: run_at must be from 1970-01-01 00:00:00+00 to 9999-12-31 23:59:59+00'
+            USING ERRCODE = '22023';
+    END IF;
+    IF max_attempts IS NULL OR max_attempts < 1 THEN
+        RAISE EXCEPTION 'docket.enqueue: max_attempts must be >= 1' USING ERRCODE = '22023';
+    END IF;
+    IF length(unique_key) NOT BETWEEN 1 AND 512 THEN
+        RAISE EXCEPTION 'docket.enqueue: unique_key must be 1 to 512 characters' USING ERRCODE = '22023';
+    END IF;
+    IF length(tenant) NOT BETWEEN 1 AND 512 THEN
+        RAISE EXCEPTION 'docket.enqueue: tenant must be 1 to 512 characters' USING ERRCODE = '22023';
+    END IF;
+    IF jsonb_typeof(metadata) <> 'object' THEN
+        RAISE EXCEPTION 'docket.enqueue: metadata must be a JSON object' USING ERRCODE = '22023';
+    END IF;
+    IF await_signal IS NOT NULL AND await_signal !~ '^[A-Za-z0-9_.:-]{1,128}$' THEN
+        RAISE EXCEPTION 'docket.enqueue: await_signal must be 1 to 128 characters of A-Z a-z 0-9 _ . : -'
+            USING ERRCODE = '22023';
+    END IF;
+    IF (await_timeout IS NULL) <> (await_on_timeout IS NULL) THEN
+        RAISE EXCEPTION 'docket.enqueue: await_timeout and await_on_timeout go together' USING ERRCODE = '22023';
+    END IF;
+    IF await_timeout IS NOT NULL AND await_signal IS NULL THEN
+        RAISE EXCEPTION 'docket.enqueue: await_timeout needs await_signal' USING ERRCODE = '22023';
+    END IF;
+    IF await_timeout < interval '1 millisecond' OR await_timeout > interval '100 years' THEN
+        RAISE EXCEPTION 'docket.enqueue: await_timeout must be from 1 millisecond to 100 years' USING ERRCODE = '22023';
+    END IF;
+    IF await_on_timeout NOT IN ('run', 'fail', 'cancel') THEN
+        RAISE EXCEPTION 'docket.enqueue: await_on_timeout must be run, fail or cancel' USING ERRCODE = '22023';
+    END IF;
+    LOOP
+        INSERT INTO {{schema}}.jobs AS j (queue, kind, payload, payload_version, priority, state, run_at,
+                                          max_attempts, tenant, unique_key, metadata, await_signal, await_since,
+                                          await_deadline, await_on_timeout)
+        VALUES (enqueue.queue, enqueue.kind, enqueue.payload, enqueue.payload_version, enqueue.priority,
+                CASE WHEN enqueue.await_signal IS NOT NULL THEN 'waiting'
+                     WHEN enqueue.run_at IS NULL OR enqueue.run_at <= now() THEN 'ready' ELSE 'scheduled' END,
+                coalesce(enqueue.run_at, now()), enqueue.max_attempts, enqueue.tenant, enqueue.unique_key,
+                coalesce(enqueue.metadata, '{}'), enqueue.await_signal,
+                CASE WHEN enqueue.await_signal IS NOT NULL THEN now() END, now() + enqueue.await_timeout,
+                enqueue.await_on_timeout)
+        ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL DO NOTHING
+        RETURNING j.id INTO new_id;
+        IF new_id IS NOT NULL THEN
+            IF enqueue.await_signal IS NULL THEN
+                PERFORM pg_notify('{{channel}}', enqueue.queue);
+            END IF;
+            RETURN QUERY SELECT new_id, true;
+            RETURN;
+        END IF;
+        SELECT j.id INTO new_id FROM {{schema}}.jobs j WHERE j.unique_key = enqueue.unique_key;
+        IF new_id IS NOT NULL THEN
+            RETURN QUERY SELECT new_id, false;
+            RETURN;
+        END IF;
+        -- The conflicting job finished between the two statements: its key is free again.
+    END LOOP;
+END
 $fn$;

@@ -15,10 +15,14 @@ SELECT output::text AS output FROM {{schema}}.job_history
 INSERT INTO {{schema}}.workflows (name, dependency_mode) VALUES (?, ?) RETURNING id
 
 -- name: workflowInsertSteps
--- depends_on comes as one JSON array of names per step.
-INSERT INTO {{schema}}.workflow_steps (workflow_id, step, job_id, depends_on)
-SELECT ?, s.step, s.job_id, ARRAY(SELECT jsonb_array_elements_text(s.depends_on::jsonb))
-  FROM unnest(?::text[], ?::bigint[], ?::text[]) AS s(step, job_id, depends_on)
+-- depends_on comes as one JSON array of names per step; each step's declared waits (NULL for none) are
+-- kept with it, so that a retry enqueues a cancelled step again waiting as it was declared.
+INSERT INTO {{schema}}.workflow_steps (workflow_id, step, job_id, depends_on, await_signal, await_timeout_ms,
+                                       await_on_timeout, dependency_delay_ms)
+SELECT ?, s.step, s.job_id, ARRAY(SELECT jsonb_array_elements_text(s.depends_on::jsonb)), s.await_signal,
+       s.await_timeout_ms, s.await_on_timeout, s.dependency_delay_ms
+  FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::bigint[])
+       AS s(step, job_id, depends_on, await_signal, await_timeout_ms, await_on_timeout, dependency_delay_ms)
 
 -- name: workflowFind
 SELECT id, name, dependency_mode, created_at FROM {{schema}}.workflows WHERE id = ?
@@ -53,7 +57,8 @@ SELECT count(*) AS cancelled FROM gone
 -- name: workflowRetryTargets
 -- The steps a retry re-runs: dead ones (replayed) and cancelled ones (enqueued again from their
 -- history row). Locks the workflow's steps, so two retries of one workflow run one after the other.
-SELECT s.step, s.job_id, s.depends_on, d.id IS NOT NULL AS dead,
+SELECT s.step, s.job_id, s.depends_on, d.id IS NOT NULL AS dead, s.await_signal, s.await_timeout_ms,
+       s.await_on_timeout, s.dependency_delay_ms,
        h.queue, h.kind, h.payload::text AS payload, h.payload_version, h.priority, h.max_attempts, h.tenant,
        (h.metadata - 'docket.cancelReason')::text AS metadata
   FROM {{schema}}.workflow_steps s

@@ -2,8 +2,10 @@ package dev.docket.internal.db;
 
 import java.sql.Array;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +25,7 @@ public record WorkflowQueries(Jdbc jdbc, Statements sql) {
     /** A dead or cancelled step to retry; the job fields are its history row's (null for a dead step). */
     public record RetryTarget(String step, long jobId, List<String> dependsOn, boolean dead, String queue, String kind,
                               String payload, int payloadVersion, int priority, int maxAttempts, String tenant,
-                              String metadata) {
+                              String metadata, InsertRow.Waits waits) {
     }
 
     /** Records a running attempt's output, fenced; false when the attempt no longer holds the job. */
@@ -44,10 +46,22 @@ public record WorkflowQueries(Jdbc jdbc, Statements sql) {
     }
 
     /** Inserts a workflow's steps; {@code dependsOnJson[i]} is a JSON array of step names. */
+    /** Records a workflow's steps: each one's job, the steps it waits for, and its declared waits (null for none). */
     public void insertSteps(Connection c, long workflowId, List<String> steps, List<Long> jobIds,
-                            List<String> dependsOnJson) throws SQLException {
+                            List<String> dependsOnJson, List<InsertRow.Waits> waits) throws SQLException {
+        List<String> signals = new ArrayList<>(steps.size());
+        List<Long> timeouts = new ArrayList<>(steps.size());
+        List<String> onTimeouts = new ArrayList<>(steps.size());
+        List<Long> delays = new ArrayList<>(steps.size());
+        for (InsertRow.Waits w : waits) {
+            signals.add(w == null ? null : w.signal());
+            timeouts.add(w == null ? null : w.timeoutMillis());
+            onTimeouts.add(w == null ? null : w.onTimeout());
+            delays.add(w == null ? null : w.dependencyDelayMillis());
+        }
         Jdbc.update(c, sql.get("workflowInsertSteps"), p -> p.int8(workflowId).array("text", steps)
-                .array("bigint", jobIds).array("text", dependsOnJson));
+                .array("bigint", jobIds).array("text", dependsOnJson).array("text", signals)
+                .array("bigint", timeouts).array("text", onTimeouts).array("bigint", delays));
     }
 
     public Optional<WorkflowRow> find(long id) throws SQLException {
@@ -71,7 +85,8 @@ public record WorkflowQueries(Jdbc jdbc, Statements sql) {
         return Jdbc.list(c, sql.get("workflowRetryTargets"), p -> p.int8(workflowId), rs -> new RetryTarget(
                 rs.getString("step"), rs.getLong("job_id"), names(rs.getArray("depends_on")), rs.getBoolean("dead"),
                 rs.getString("queue"), rs.getString("kind"), rs.getString("payload"), rs.getInt("payload_version"),
-                rs.getInt("priority"), rs.getInt("max_attempts"), rs.getString("tenant"), rs.getString("metadata")));
+                rs.getInt("priority"), rs.getInt("max_attempts"), rs.getString("tenant"), rs.getString("metadata"),
+                waits(rs)));
     }
 
     /** Each step's current job id. */
@@ -90,6 +105,17 @@ public record WorkflowQueries(Jdbc jdbc, Statements sql) {
     /** Points a step at the job that now runs it. */
     public void moveStep(Connection c, long workflowId, String step, long jobId) throws SQLException {
         Jdbc.update(c, sql.get("workflowMoveStep"), p -> p.int8(jobId).int8(workflowId).text(step));
+    }
+
+    /** A step's declared waits, null for a step that waits for nothing but its steps before it. */
+    private static InsertRow.Waits waits(ResultSet rs) throws SQLException {
+        String signal = rs.getString("await_signal");
+        Long delay = rs.getObject("dependency_delay_ms", Long.class);
+        if (signal == null && delay == null) {
+            return null;
+        }
+        return new InsertRow.Waits(signal, rs.getObject("await_timeout_ms", Long.class), rs.getString("await_on_timeout"),
+                delay);
     }
 
     private static List<String> names(Array array) throws SQLException {

@@ -12,6 +12,7 @@ public final class AttemptObservation {
     private final JobMetrics metrics;
     private final JobTracing.TracedAttempt span;
     private final long startedNanos;
+    private volatile boolean progressed;
 
     AttemptObservation(ClaimedJob job, JobMetrics metrics, JobTracing.TracedAttempt span) {
         this.job = job;
@@ -27,8 +28,15 @@ public final class AttemptObservation {
         }
     }
 
-    /** The handler reported how far it has come ({@code JobContext.progress}): the span keeps the latest fraction. */
+    /**
+     * The handler reported how far it has come ({@code JobContext.progress}): the span keeps the latest
+     * fraction, the metrics count the attempt among its kind's running attempts that report progress.
+     */
     public void progress(double fraction) {
+        if (metrics != null) {
+            progressed = true;
+            metrics.progressed(job, fraction);
+        }
         if (span != null) {
             span.progress(fraction);
         }
@@ -38,6 +46,9 @@ public final class AttemptObservation {
     public void ended(Outcome outcome) {
         if (metrics != null) {
             metrics.ran(job, System.nanoTime() - startedNanos);
+            if (progressed) {
+                metrics.progressEnded(job);
+            }
         }
         if (span != null) {
             span.end(outcome);

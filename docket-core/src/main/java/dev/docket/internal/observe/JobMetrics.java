@@ -23,6 +23,12 @@ public interface JobMetrics {
     /** One attempt's handler (with its payload's decoding) ran for {@code nanos}. */
     void ran(ClaimedJob job, long nanos);
 
+    /** {@code job}'s running attempt reported {@code fraction} (0 to 1) of its work done. */
+    void progressed(ClaimedJob job, double fraction);
+
+    /** {@code job}'s attempt, which reported progress, is over. */
+    void progressEnded(ClaimedJob job);
+
     /** The outcome of {@code job}'s attempt was written (not fenced out). */
     void written(ClaimedJob job, Outcome outcome);
 

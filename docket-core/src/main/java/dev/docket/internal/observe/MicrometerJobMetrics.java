@@ -35,6 +35,7 @@ final class MicrometerJobMetrics implements JobMetrics {
     private final ConcurrentMap<String, Counter> rateLimitedCounters = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, ConcurrentMap<String, KindMeters>> kindMeters = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, ServedQueue> servedQueues = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, ConcurrentMap<String, RunningProgress>> progress = new ConcurrentHashMap<>();
 
     /** The meters of one queue and kind label. */
     private record KindMeters(Counter completed, Counter failed, Counter dead, Timer pickup, Timer run) {
@@ -77,6 +78,16 @@ final class MicrometerJobMetrics implements JobMetrics {
     }
 
     @Override
+    public void progressed(ClaimedJob job, double fraction) {
+        progress(job).report(job.id(), fraction);
+    }
+
+    @Override
+    public void progressEnded(ClaimedJob job) {
+        progress(job).end(job.id());
+    }
+
+    @Override
     public void written(ClaimedJob job, Outcome outcome) {
         KindMeters m = meters(job);
         switch (outcome) {
@@ -116,6 +127,23 @@ final class MicrometerJobMetrics implements JobMetrics {
         Gauge.builder("docket.worker.busy", served, ServedQueue::busy).tag("queue", queue)
                 .description("Handlers running now in this process's workers of the queue").register(registry);
         return served;
+    }
+
+    /** Made at a kind's first progress report, so kinds that never report one have no such meters. */
+    private RunningProgress progress(ClaimedJob job) {
+        return progress.computeIfAbsent(job.queue(), q -> new ConcurrentHashMap<>())
+                .computeIfAbsent(kinds.label(job.kind()), label -> runningProgress(job.queue(), label));
+    }
+
+    private RunningProgress runningProgress(String queue, String kind) {
+        RunningProgress running = new RunningProgress();
+        Tags tags = Tags.of("queue", queue, "kind", kind);
+        Gauge.builder("docket.job.progress.lowest", running, RunningProgress::lowest).tags(tags)
+                .description("The least fraction done among this process's running attempts that report progress "
+                        + "(NaN when none runs)").register(registry);
+        Gauge.builder("docket.jobs.reporting.progress", running, RunningProgress::count).tags(tags)
+                .description("This process's running attempts that have reported progress").register(registry);
+        return running;
     }
 
     private KindMeters meters(ClaimedJob job) {
