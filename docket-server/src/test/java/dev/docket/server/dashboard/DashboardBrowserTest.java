@@ -482,7 +482,7 @@ class DashboardBrowserTest {
             fitsNarrow("#/jobs/" + approval);
             go("#/jobs/" + approval);
             WebElement payload = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("signal-payload")));
-            screenshot("job-wait");
+            documentationScreenshot("job-wait");
             payload.sendKeys("{\"note\": ");
             driver.findElement(By.id("send-signal")).click();
             wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "not valid JSON"));
@@ -514,7 +514,7 @@ class DashboardBrowserTest {
             assertThat(attempts).extracting(a -> a.getAttribute("data-attempt")).containsExactly("2", "1");
             assertThat(attempts.get(1).getText()).contains("attempt 1: <b>not markup</b>");
             assertThat(driver.findElements(By.cssSelector("#job-logs b"))).as("escaped: the markup is text").isEmpty();
-            screenshot("job-waits");
+            documentationScreenshot("job-waits");
             fitsNarrow("#/jobs/" + imported);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -799,7 +799,7 @@ class DashboardBrowserTest {
             assertThat(text(By.cssSelector(gone + "td[data-col='heartbeat']"))).isEqualTo("59 min ago");
             assertThat(text(By.cssSelector(gone + "td[data-col='finished']"))).isEqualTo("12");
             assertThat(text(By.cssSelector("#worker-metric-live [data-value='live']"))).isEqualTo("1");
-            screenshot("workers");
+            documentationScreenshot("workers");
 
             docket.enqueue("hold", new Item(1), JobOptions.builder().queue("held").build());
             second = docket.worker().queue("held", 1).workerId("second-worker").lease(Duration.ofSeconds(3))
