@@ -90,6 +90,11 @@ public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
     }
 
     /** Finds a job wherever it lives: the live table, the history or the dead-letter table. */
+    /** How many jobs of {@code queue} have not finished: the jobs table holds exactly those. */
+    public long countLive(String queue) throws SQLException {
+        return jdbc.first(sql.get("jobCountLiveInQueue"), p -> p.text(queue), rs -> rs.getLong("live")).orElseThrow();
+    }
+
     public Optional<JobInfo> find(long id) throws SQLException {
         return jdbc.first(sql.get("jobFind"), p -> p.int8(id).int8(id).int8(id), this::jobInfo);
     }
