@@ -560,6 +560,103 @@ public final class DocketRouter implements Enqueuer {
         }
     }
 
+    // --- the doctor over all databases ---
+
+    /** {@link #doctor(DoctorOptions)} with the default options. */
+    public DatabasesDoctorReport doctor() {
+        return doctor(DoctorOptions.defaults());
+    }
+
+    /** Runs the doctor on each routed database, and the checks across them; see {@link DatabasesDoctorReport}. */
+    public DatabasesDoctorReport doctor(DoctorOptions options) {
+        return doctor(databases(), options);
+    }
+
+    /**
+     * Runs the doctor on each of {@code databases} (named as they should appear in findings), and the
+     * two checks across them; for a server or a script that knows the databases but not the routes.
+     *
+     * @throws DocketException when a database cannot be read (the message names it)
+     */
+    public static DatabasesDoctorReport doctor(Map<String, Docket> databases, DoctorOptions options) {
+        Objects.requireNonNull(options, "options");
+        Map<String, DoctorReport> reports = new LinkedHashMap<>();
+        Map<String, List<dev.docket.internal.db.JobQueries.LiveCount>> live = new LinkedHashMap<>();
+        databases.forEach((name, docket) -> {
+            try {
+                reports.put(name, docket.admin().doctor(options));
+                live.put(name, call("counting live jobs", docket.wiring().store().jobs()::countLiveByQueueAndKind));
+            } catch (RuntimeException e) {
+                throw new DocketException("docket: doctor of database '" + name + "': " + e.getMessage(), e);
+            }
+        });
+        List<DoctorReport.Finding> across = new ArrayList<>();
+        across.addAll(queuesInTwoDatabases(live));
+        across.addAll(handlersInOtherDatabases(live, reports));
+        return new DatabasesDoctorReport(reports, across);
+    }
+
+    private static List<DoctorReport.Finding> queuesInTwoDatabases(
+            Map<String, List<dev.docket.internal.db.JobQueries.LiveCount>> live) {
+        Map<String, Map<String, Long>> byQueue = new java.util.TreeMap<>();
+        live.forEach((db, counts) -> counts.forEach(c -> {
+            if (!c.queue().equals(OUTBOX_QUEUE)) {
+                byQueue.computeIfAbsent(c.queue(), q -> new LinkedHashMap<>()).merge(db, c.live(), Long::sum);
+            }
+        }));
+        List<DoctorReport.Finding> found = new ArrayList<>();
+        byQueue.forEach((queue, dbs) -> {
+            if (dbs.size() > 1) {
+                found.add(new DoctorReport.Finding("queue_in_two_databases", DoctorReport.Severity.PROBLEM,
+                        "queue " + queue, "queue '" + queue + "' has unfinished jobs in " + dbs.size()
+                                + " databases: its order, caps, unique keys and sequences hold in none of them",
+                        "unfinished jobs: " + dbs, "route the queue to one database (DocketRouter), let the others "
+                                + "drain (QueueMove), and find what enqueued there"));
+            }
+        });
+        if (found.isEmpty()) {
+            found.add(new DoctorReport.Finding("queue_in_two_databases", DoctorReport.Severity.OK, "queues",
+                    "every queue with unfinished jobs has them in one database", byQueue.size() + " queues", ""));
+        }
+        return found;
+    }
+
+    private static List<DoctorReport.Finding> handlersInOtherDatabases(
+            Map<String, List<dev.docket.internal.db.JobQueries.LiveCount>> live, Map<String, DoctorReport> reports) {
+        Map<String, Set<String>> handled = new LinkedHashMap<>();
+        reports.forEach((db, r) -> {
+            Set<String> kinds = new java.util.TreeSet<>();
+            r.workers().stream().filter(WorkerInfo::live).forEach(w -> kinds.addAll(w.kinds().keySet()));
+            handled.put(db, kinds);
+        });
+        List<DoctorReport.Finding> found = new ArrayList<>();
+        live.forEach((db, counts) -> {
+            Map<String, Long> kinds = new java.util.TreeMap<>();
+            counts.forEach(c -> kinds.merge(c.kind(), c.live(), Long::sum));
+            kinds.forEach((kind, n) -> {
+                if (handled.get(db).contains(kind)) {
+                    return;
+                }
+                List<String> elsewhere = handled.entrySet().stream()
+                        .filter(e -> !e.getKey().equals(db) && e.getValue().contains(kind)).map(Map.Entry::getKey)
+                        .toList();
+                if (!elsewhere.isEmpty()) {
+                    found.add(new DoctorReport.Finding("handler_in_other_database", DoctorReport.Severity.PROBLEM,
+                            "kind " + kind, "kind '" + kind + "' has " + n + " unfinished jobs in database '" + db
+                                    + "' but a handler only on workers of " + elsewhere + ": nothing runs them",
+                            "live workers with a handler for it: " + elsewhere + "; none in '" + db + "'",
+                            "enqueue the kind where its queue is routed (DocketRouter), or start a worker with its "
+                                    + "handler on database '" + db + "'"));
+                }
+            });
+        });
+        if (found.isEmpty()) {
+            found.add(new DoctorReport.Finding("handler_in_other_database", DoctorReport.Severity.OK, "kinds",
+                    "no kind waits in one database for a handler that only another database's workers have", "", ""));
+        }
+        return found;
+    }
+
     /** Starts one worker per database with that database's queues; see {@link RoutedWorkers}. */
     public RoutedWorkers.Builder worker() {
         return new RoutedWorkers.Builder(this);

@@ -420,4 +420,41 @@ class DocketRouterTest extends DocketTest {
         assertThat(inImaging("thumbnail")).as("exactly one job in the target database").isEqualTo(1);
         assertThat(made).containsExactly(new Thumbnail("once"));
     }
+
+    @Test
+    @Timeout(60)
+    void theDoctorNamesEachDatabaseAndFindsAQueueInTwoDatabasesAndAHandlerOnlyInTheOther() {
+        DocketRouter router = router();
+        DatabasesDoctorReport healthy = router.doctor();
+        assertThat(healthy.byDatabase()).containsOnlyKeys("orders", "imaging");
+        assertThat(healthy.acrossDatabases()).extracting(DoctorReport.Finding::check, DoctorReport.Finding::severity)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("queue_in_two_databases", DoctorReport.Severity.OK),
+                        org.assertj.core.groups.Tuple.tuple("handler_in_other_database", DoctorReport.Severity.OK));
+
+        router.enqueue(THUMBNAIL, new Thumbnail("routed"));
+        orders.enqueue(THUMBNAIL, new Thumbnail("misrouted"));
+        orders.enqueue("stray", new Thumbnail("x"), JobOptions.builder().queue("misc").build());
+        closeAfter(imaging.worker().queue("ocr", 1).handler("stray", Thumbnail.class, (t, ctx) -> { }).start());
+        closeAfter(orders.worker().queue("email", 1).handler(SEND_RECEIPT, (r, ctx) -> { }).start());
+        await().atMost(Duration.ofSeconds(10)).until(() -> imaging.admin().workers().size() == 1
+                && orders.admin().workers().size() == 1);
+
+        DatabasesDoctorReport report = router.doctor();
+        assertThat(report.exitCode()).isEqualTo(2);
+        assertThat(report.acrossDatabases()).filteredOn(f -> f.severity() == DoctorReport.Severity.PROBLEM)
+                .extracting(DoctorReport.Finding::check, DoctorReport.Finding::subject)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("queue_in_two_databases", "queue thumbnails"),
+                        org.assertj.core.groups.Tuple.tuple("handler_in_other_database", "kind stray"));
+        assertThat(report.acrossDatabases()).filteredOn(f -> f.check().equals("queue_in_two_databases"))
+                .singleElement().satisfies(f -> assertThat(f.evidence()).contains("orders=1").contains("imaging=1"));
+        assertThat(report.acrossDatabases()).filteredOn(f -> f.check().equals("handler_in_other_database"))
+                .singleElement().satisfies(f -> assertThat(f.cause())
+                        .isEqualTo("kind 'stray' has 1 unfinished jobs in database 'orders' but a handler only on "
+                                + "workers of [imaging]: nothing runs them"));
+        assertThat(report.findings()).anySatisfy(e -> {
+            assertThat(e.getKey()).isEqualTo("orders");
+            assertThat(e.getValue().check()).isEqualTo("unserved_kinds");
+        });
+    }
 }

@@ -428,6 +428,10 @@ VACUUM (SKIP_LOCKED, TRUNCATE false, PARALLEL 0) {{schema}}.jobs
 -- (scheduled, ready, running, or waiting on a dependency, sequence or signal) is in the jobs table.
 SELECT count(*) AS live FROM {{schema}}.jobs WHERE queue = ?
 
+-- name: jobCountLiveByQueueAndKind
+-- For the doctor's checks across databases: which queues and kinds have unfinished jobs here.
+SELECT queue, kind, count(*) AS live FROM {{schema}}.jobs GROUP BY queue, kind ORDER BY queue, kind
+
 -- name: jobFind
 -- One snapshot for all three tables: a job moving between them is seen exactly once.
 SELECT {{jobColumns}},

@@ -95,6 +95,16 @@ public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json) {
         return jdbc.first(sql.get("jobCountLiveInQueue"), p -> p.text(queue), rs -> rs.getLong("live")).orElseThrow();
     }
 
+    /** Unfinished jobs counted by queue and kind, as {@code {queue, kind, count}} rows ordered by queue then kind. */
+    public List<LiveCount> countLiveByQueueAndKind() throws SQLException {
+        return jdbc.list(sql.get("jobCountLiveByQueueAndKind"), Jdbc.NO_PARAMETERS,
+                rs -> new LiveCount(rs.getString("queue"), rs.getString("kind"), rs.getLong("live")));
+    }
+
+    /** How many unfinished jobs of one kind one queue holds. */
+    public record LiveCount(String queue, String kind, long live) {
+    }
+
     public Optional<JobInfo> find(long id) throws SQLException {
         return jdbc.first(sql.get("jobFind"), p -> p.int8(id).int8(id).int8(id), this::jobInfo);
     }
