@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -81,10 +82,15 @@ final class DatabaseOptions {
      * {@code poolSize}; closes those already open when one fails.
      */
     Map<String, Database> openAll(int poolSize, Consumer<Docket.Builder> settings) {
+        return openAll(poolSize, (name, b) -> settings.accept(b));
+    }
+
+    /** {@link #openAll(int, Consumer)} with settings per database ({@code settings} gets each one's name). */
+    Map<String, Database> openAll(int poolSize, BiConsumer<String, Docket.Builder> settings) {
         Map<String, Database> open = new LinkedHashMap<>();
         try {
-            namedUrls().forEach((name, u) -> open.put(name,
-                    Database.open(u, schema, poolSize, "docket-" + mixee.name() + "-" + name, settings)));
+            namedUrls().forEach((name, u) -> open.put(name, Database.open(u, schema, poolSize,
+                    "docket-" + mixee.name() + "-" + name, b -> settings.accept(name, b))));
             return open;
         } catch (RuntimeException e) {
             open.values().forEach(Database::close);
