@@ -249,6 +249,17 @@ public final class DocketAdmin {
     }
 
     /**
+     * How many jobs of {@code queue} have not finished (scheduled, ready, running, or waiting), read
+     * now from the jobs table, not from the gauges. 0 once a drained queue can be moved elsewhere.
+     *
+     * @throws IllegalArgumentException for a queue name {@link JobOptions#QUEUE_NAME} refuses
+     */
+    public long liveJobs(String queue) {
+        JobOptionRules.checkQueue(queue);
+        return call("counting the live jobs of queue " + queue, () -> store.jobs().countLive(queue));
+    }
+
+    /**
      * Pauses a queue on every worker of the cluster: it is not claimed from the next claim on;
      * jobs already running finish. Enqueueing into it still works. A queue without settings gets
      * them (see {@link #knowsQueue} to catch a misspelt name first).

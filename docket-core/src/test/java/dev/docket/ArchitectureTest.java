@@ -31,7 +31,8 @@ class ArchitectureTest {
      * package-private wiring behind them. Every other class of {@code dev.docket} is a value or an option.
      */
     private static final Set<String> FACADE = Set.of("Docket", "DocketOptions", "DocketAdmin", "Worker",
-            "DocketWiring", "KindRegistry", "WorkerServices", "CallerThreadJobs", "Handlers", "Workflows");
+            "DocketWiring", "KindRegistry", "WorkerServices", "CallerThreadJobs", "Handlers", "Workflows",
+            "DocketRouter", "RoutedWorkers", "QueueMove");
 
     private static final DescribedPredicate<JavaClass> IN_FACADE = DescribedPredicate.describe("in the facade",
             c -> c.getPackageName().equals("dev.docket") && FACADE.contains(topLevel(c).getSimpleName()));

@@ -3,9 +3,10 @@ package dev.docket.chaos;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.docket.Docket;
-import dev.docket.JobOptions;
-import dev.docket.NewJob;
-import dev.docket.Worker;
+import dev.docket.DocketRouter;
+import dev.docket.JobKind;
+import dev.docket.KindDefaults;
+import dev.docket.RoutedWorkers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,15 +20,19 @@ import java.util.concurrent.TimeUnit;
  * Measures what splitting queues across two PostgreSQL servers gives against one, for the same
  * workload on this machine: two queues, one producer thread per queue enqueueing in batches, each
  * queue worked at the same concurrency, no-op handlers, durable commits ({@code synchronous_commit =
- * on}). With one server both queues live in one database; with two, each queue's database is its
- * own server (the routing {@code docs/multi-database.md} describes). After a shorter warm-up run,
- * prints jobs/s end to end for each, one after the other.
+ * on}). Both runs go through a {@link DocketRouter}, as an application would: with one server both
+ * queues are routed to its database; with two, each queue to a server of its own. Producers enqueue
+ * through the router, and the workers are the router's (one per database, from one declaration, with
+ * no outbox queue, so both runs serve the same queues). After a shorter warm-up run, prints jobs/s end
+ * to end for each, one after the other.
  *
  * <pre>bin/chaos split [--jobs N]   (default 60000)</pre>
  */
 public final class SplitMeasure {
 
     private static final List<String> QUEUES = List.of("a", "b");
+    private static final List<JobKind<Integer>> KINDS = QUEUES.stream().map(q -> JobKind.of("noop_" + q, Integer.class)
+            .defaults(KindDefaults.builder().queue(q).build()).build()).toList();
     private static final int BATCH = 500;
     private static final int CONCURRENCY = 16;
 
@@ -61,7 +66,7 @@ public final class SplitMeasure {
         List<SingleServer> started = new ArrayList<>();
         List<HikariDataSource> pools = new ArrayList<>();
         List<Docket> dockets = new ArrayList<>();
-        List<Worker> workers = new ArrayList<>();
+        List<RoutedWorkers> workers = new ArrayList<>();
         try {
             for (int s = 0; s < servers; s++) {
                 SingleServer server = new SingleServer(dir.resolve("pg" + s), Map.of("synchronous_commit", "on"));
@@ -76,29 +81,32 @@ public final class SplitMeasure {
                 docket.migrate();
                 dockets.add(docket);
             }
+            DocketRouter.Builder routes = DocketRouter.builder();
+            for (int s = 0; s < servers; s++) {
+                routes.database("pg" + s, dockets.get(s));
+            }
+            for (int q = 0; q < QUEUES.size(); q++) {
+                routes.route("pg" + (q % servers), KINDS.get(q));
+            }
+            DocketRouter router = routes.build();
             int perQueue = jobs / QUEUES.size();
             CountDownLatch done = new CountDownLatch(perQueue * QUEUES.size());
-            for (int s = 0; s < servers; s++) {
-                Worker.Builder b = dockets.get(s).worker();
-                for (int q = 0; q < QUEUES.size(); q++) {
-                    if (q % servers == s) {
-                        b.queue(QUEUES.get(q), CONCURRENCY);
-                    }
-                }
-                workers.add(b.handler("noop", Integer.class, (n, ctx) -> done.countDown()).start());
+            RoutedWorkers.Builder w = router.worker().outboxConcurrency(0);
+            for (int q = 0; q < QUEUES.size(); q++) {
+                w.queue(QUEUES.get(q), CONCURRENCY).handler(KINDS.get(q), (n, ctx) -> done.countDown());
             }
+            workers.add(w.start());
             long start = System.nanoTime();
             List<Thread> producers = new ArrayList<>();
             for (int q = 0; q < QUEUES.size(); q++) {
-                Docket docket = dockets.get(q % servers);
-                JobOptions options = JobOptions.builder().queue(QUEUES.get(q)).build();
+                JobKind<Integer> kind = KINDS.get(q);
                 producers.add(Thread.ofPlatform().start(() -> {
                     for (int i = 0; i < perQueue; i += BATCH) {
-                        List<NewJob> batch = new ArrayList<>();
+                        List<Integer> batch = new ArrayList<>();
                         for (int j = i; j < Math.min(perQueue, i + BATCH); j++) {
-                            batch.add(NewJob.of("noop", j, options));
+                            batch.add(j);
                         }
-                        docket.enqueueAll(batch);
+                        router.enqueueAll(kind, batch);
                     }
                 }));
             }
@@ -109,10 +117,11 @@ public final class SplitMeasure {
                 throw new IllegalStateException("the jobs did not all run within 10 minutes");
             }
             double rate = perQueue * QUEUES.size() / ((System.nanoTime() - start) / 1e9);
-            System.out.printf(Locale.ROOT, "split: %d server(s): %,.0f jobs/s end to end%n", servers, rate);
+            System.out.printf(Locale.ROOT, "split: %d server(s), queues routed %s: %,.0f jobs/s end to end%n", servers,
+                    router.routes(), rate);
             return rate;
         } finally {
-            workers.forEach(Worker::close);
+            workers.forEach(RoutedWorkers::close);
             dockets.forEach(Docket::close);
             pools.forEach(HikariDataSource::close);
             started.forEach(SingleServer::close);

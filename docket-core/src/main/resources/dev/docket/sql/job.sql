@@ -490,6 +490,15 @@ SELECT pg_stat_get_dead_tuples('{{schema}}.jobs'::regclass) AS dead_rows
 -- shutdown in 13 of the maintainer's vacuum's samples, the workers' own work in 3).
 VACUUM (SKIP_LOCKED, TRUNCATE false, PARALLEL 0) {{schema}}.jobs
 
+-- name: jobCountLiveInQueue
+-- A queue being moved to another database is drained when this is 0: every job that has not finished
+-- (scheduled, ready, running, or waiting on a dependency, sequence or signal) is in the jobs table.
+SELECT count(*) AS live FROM {{schema}}.jobs WHERE queue = ?
+
+-- name: jobCountLiveByQueueAndKind
+-- For the doctor's checks across databases: which queues and kinds have unfinished jobs here.
+SELECT queue, kind, count(*) AS live FROM {{schema}}.jobs GROUP BY queue, kind ORDER BY queue, kind
+
 -- name: jobFind
 -- One snapshot for all three tables: a job moving between them is seen exactly once.
 SELECT {{jobColumns}},

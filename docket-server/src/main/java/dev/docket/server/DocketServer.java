@@ -2,9 +2,12 @@ package dev.docket.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.docket.Docket;
+import dev.docket.DocketRouter;
+import dev.docket.internal.rules.TextRules;
 import dev.docket.server.api.Access;
 import dev.docket.server.api.ApiErrors;
 import dev.docket.server.api.Authentication;
+import dev.docket.server.api.DatabasesApi;
 import dev.docket.server.api.DlqApi;
 import dev.docket.server.api.DlqRepairApi;
 import dev.docket.server.api.DoctorApi;
@@ -32,6 +35,7 @@ import jakarta.servlet.DispatcherType;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -137,12 +141,26 @@ public final class DocketServer implements AutoCloseable {
 
     private final List<Route> routes = new CopyOnWriteArrayList<>();
     private final QueueMetrics metrics;
+    /** The other databases' metrics, merged into {@link #metrics}'s scrape; empty with one database. */
+    private final List<QueueMetrics> otherMetrics = new ArrayList<>();
     private final Javalin app;
     private final Config config;
 
-    private DocketServer(Docket docket, TokenStore tokens, Config config) {
+    private DocketServer(Map<String, Docket> databases, TokenStore tokens, Config config) {
         this.config = config;
+        Docket docket = databases.values().iterator().next();
         this.metrics = new QueueMetrics(docket, config.metricsInterval());
+        Map<String, QueueMetrics> metricsByDatabase = new LinkedHashMap<>();
+        databases.forEach((name, d) -> {
+            if (d == docket) {
+                metricsByDatabase.put(name, metrics);
+            } else {
+                QueueMetrics m = new QueueMetrics(d, config.metricsInterval(), false);
+                otherMetrics.add(m);
+                metrics.include(m);
+                metricsByDatabase.put(name, m);
+            }
+        });
         ObjectMapper mapper = JsonBodies.mapper();
         JsonBodies bodies = new JsonBodies(mapper, config.maxBodyBytes());
         Sessions sessions = new Sessions(config.sessionTtl());
@@ -205,6 +223,9 @@ public final class DocketServer implements AutoCloseable {
         SloGauges slos = new SloGauges(docket, metrics.registry());
         metrics.onRefresh(stats -> slos.refresh());
         new Dashboard(metrics).register(app);
+        if (databases.size() > 1) {
+            new DatabasesApi(databases, metricsByDatabase).register(app);
+        }
     }
 
     /**
@@ -215,11 +236,36 @@ public final class DocketServer implements AutoCloseable {
      * @throws IllegalStateException if no token is configured
      */
     public static DocketServer start(Docket docket, TokenStore tokens, Config config) {
+        return start(Map.of("default", docket), tokens, config);
+    }
+
+    /**
+     * Starts the server over several databases, each named (as in {@code database/id}): the first is
+     * the default, which the whole API, the dashboard and the unlabelled routes serve exactly as a
+     * server of one database does; {@code /api/databases} shows every database (its queues, workers
+     * and dead jobs), {@code /api/databases/{database}/jobs/{id}} finds a job in any, and
+     * {@code /api/databases/doctor} runs the doctor per database and across them. With more than one,
+     * give each Docket a registry of {@code QueueMetrics.registryFor(name)}: every metric then carries
+     * its {@code database} label, and {@code /metrics} serves all of them in one scrape.
+     *
+     * @throws IllegalArgumentException for no database, or a name {@code DocketRouter.DATABASE_NAME} refuses
+     * @throws IllegalStateException    if no token is configured
+     */
+    public static DocketServer start(Map<String, Docket> databases, TokenStore tokens, Config config) {
+        if (databases.isEmpty()) {
+            throw new IllegalArgumentException("docket: a server needs at least one database");
+        }
+        databases.keySet().forEach(name -> {
+            if (!DocketRouter.DATABASE_NAME.matcher(name).matches()) {
+                throw new IllegalArgumentException("database name must be 1 to 63 letters, digits, '_' or '-', was "
+                        + TextRules.describe(name));
+            }
+        });
         if (tokens.isEmpty()) {
             throw new IllegalStateException("docket: no API tokens configured; set DOCKET_TOKENS (e.g. admin:TOKEN) "
                     + "or --tokens-file");
         }
-        DocketServer server = new DocketServer(docket, tokens, config);
+        DocketServer server = new DocketServer(new LinkedHashMap<>(databases), tokens, config);
         try {
             server.app.start(config.host(), config.port());
         } catch (RuntimeException e) {
@@ -262,6 +308,7 @@ public final class DocketServer implements AutoCloseable {
     @Override
     public void close() {
         app.stop();
+        otherMetrics.forEach(QueueMetrics::close);
         metrics.close();
     }
 }

@@ -1,9 +1,9 @@
 // Boot and routing: hash routes (ROUTES below: #/overview, #/jobs, #/jobs/ID, #/dlq, #/workers, #/doctor,
-// #/workflows/ID), one view at a time.
+// #/databases, #/workflows/ID), one view at a time.
 // A view is a function (main, route, session) that renders into main and may return a cleanup
 // function, called before the next view renders (to stop its timers).
 
-import { currentSession, logout, whenUnauthorized } from './api.js';
+import { api, currentSession, logout, whenUnauthorized } from './api.js';
 import { h, parseHash, replace, tickTimes, note } from './dom.js';
 import { renderLogin } from './login.js';
 import { renderOverview } from './overview.js';
@@ -12,6 +12,7 @@ import { renderDeadLetters } from './dlq.js';
 import { renderDoctor } from './doctor.js';
 import { renderWorkers } from './workers.js';
 import { renderWorkflow } from './workflows.js';
+import { renderDatabases } from './databases.js';
 
 const main = document.getElementById('main');
 const topbar = document.getElementById('topbar');
@@ -60,6 +61,7 @@ export const ROUTES = [
   { pattern: 'dlq', nav: 'dlq', view: renderDeadLetters },
   { pattern: 'workers', nav: 'workers', view: renderWorkers },
   { pattern: 'doctor', nav: 'doctor', view: renderDoctor },
+  { pattern: 'databases', nav: 'databases', view: renderDatabases },
   // Reached from a step's job page (its workflow tag) or by id; the narrow top bar has no room for a link.
   { pattern: 'workflows', nav: null, view: renderWorkflow },
   { pattern: 'workflows/:id', nav: null, view: renderWorkflow },
@@ -84,6 +86,7 @@ function route() {
   document.body.classList.remove('signed-out');
   topbar.hidden = false;
   document.getElementById('role').textContent = session.role;
+  showDatabasesNav();
   const r = parseHash(location.hash);
   const { nav, view } = routeOf(r.path);
   setNav(nav);
@@ -96,6 +99,16 @@ function route() {
     if (location.hash === key) main.dataset.loaded = key;
   };
   cleanup = view(main, r, session, { banner: showBanner, loaded }) || null;
+}
+
+/** The Databases entry shows on a server of several databases (one of one database answers 404); asked once a session. */
+let databasesAsked = null;
+function showDatabasesNav() {
+  if (databasesAsked === session) return;
+  databasesAsked = session;
+  api.get('/api/databases').then(() => {
+    document.getElementById('nav-databases').hidden = false;
+  }, () => {});
 }
 
 /** An unknown route says so, rather than showing another page as if it were the one asked for. */

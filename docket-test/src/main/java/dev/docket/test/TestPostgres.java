@@ -30,7 +30,11 @@ public final class TestPostgres {
     public static final String URL_VARIABLE = "DOCKET_TEST_DATABASE_URL";
 
     private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+    /** The environment variable that names a second PostgreSQL server, for tests of queues routed across two. */
+    public static final String SECOND_URL_VARIABLE = "DOCKET_TEST_SECOND_DATABASE_URL";
+
     private static TestPostgres instance;
+    private static TestPostgres second;
 
     private final String jdbcUrl;
     private final String username;
@@ -57,6 +61,22 @@ public final class TestPostgres {
         return instance;
     }
 
+    /**
+     * A second PostgreSQL server, another cluster than {@link #get()}'s (its own initdb, port, WAL and
+     * system identifier), for tests of several databases: the server named by
+     * {@code DOCKET_TEST_SECOND_DATABASE_URL} when it is set, else a second embedded PostgreSQL started
+     * on first use and stopped when the JVM exits.
+     *
+     * @throws IllegalArgumentException when {@code DOCKET_TEST_SECOND_DATABASE_URL} is not a PostgreSQL URL
+     */
+    public static synchronized TestPostgres second() {
+        if (second == null) {
+            String url = System.getenv(SECOND_URL_VARIABLE);
+            second = url == null || url.isBlank() ? startEmbedded() : connect(url, SECOND_URL_VARIABLE);
+        }
+        return second;
+    }
+
     /** For a suite that starts and stops hundreds of workers and runs its test classes in parallel. */
     private static TestPostgres startEmbedded() {
         try {
@@ -80,11 +100,15 @@ public final class TestPostgres {
     }
 
     static TestPostgres connect(String url) {
+        return connect(url, URL_VARIABLE);
+    }
+
+    private static TestPostgres connect(String url, String variable) {
         DatabaseUrl parsed;
         try {
             parsed = DatabaseUrl.parse(url);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(URL_VARIABLE + " is not a usable PostgreSQL URL: " + e.getMessage()
+            throw new IllegalArgumentException(variable + " is not a usable PostgreSQL URL: " + e.getMessage()
                     + " (expected postgres://user:password@host:5432/db or jdbc:postgresql://host:5432/db)", e);
         }
         return new TestPostgres(parsed.jdbcUrl(), parsed.user(), parsed.password());

@@ -128,6 +128,21 @@ public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json, SignalQue
         });
     }
 
+    /** How many jobs of {@code queue} have not finished: the jobs table holds exactly those. */
+    public long countLive(String queue) throws SQLException {
+        return jdbc.first(sql.get("jobCountLiveInQueue"), p -> p.text(queue), rs -> rs.getLong("live")).orElseThrow();
+    }
+
+    /** Unfinished jobs counted by queue and kind, as {@code {queue, kind, count}} rows ordered by queue then kind. */
+    public List<LiveCount> countLiveByQueueAndKind() throws SQLException {
+        return jdbc.list(sql.get("jobCountLiveByQueueAndKind"), Jdbc.NO_PARAMETERS,
+                rs -> new LiveCount(rs.getString("queue"), rs.getString("kind"), rs.getLong("live")));
+    }
+
+    /** How many unfinished jobs of one kind one queue holds. */
+    public record LiveCount(String queue, String kind, long live) {
+    }
+
     /** Finds a job wherever it lives: the live table, the history or the dead-letter table; with its latest signals. */
     public Optional<JobInfo> find(long id) throws SQLException {
         Optional<JobInfo> job = jdbc.first(sql.get("jobFind"), p -> p.int8(id).int8(id).int8(id), this::jobInfo);

@@ -22,6 +22,21 @@ public record SchemaQueries(Jdbc jdbc, Statements sql) {
         return jdbc.autoCommit(this::version);
     }
 
+    /**
+     * Which database {@code c} is on. Cannot fail on a healthy connection (it reads only catalogs and
+     * functions every role may call, or skips them), so it is safe inside a caller's transaction.
+     */
+    public DatabaseIdentity identity(Connection c) throws SQLException {
+        return Jdbc.first(c, sql.get("schemaDatabaseIdentity"), Jdbc.NO_PARAMETERS,
+                rs -> new DatabaseIdentity(rs.getString("system_identifier"), rs.getLong("database_oid"),
+                        rs.getString("database_name"), rs.getString("server_address"))).orElseThrow();
+    }
+
+    /** Which database this schema's pool connects to, on a connection of its own. */
+    public DatabaseIdentity identity() throws SQLException {
+        return jdbc.autoCommit(this::identity);
+    }
+
     /** The database's clock. */
     public Instant now() throws SQLException {
         return jdbc.first(sql.get("schemaNow"), Jdbc.NO_PARAMETERS, rs -> Jdbc.instant(rs, "now")).orElseThrow();

@@ -1,5 +1,6 @@
 package dev.docket.server.api;
 
+import dev.docket.DatabasesDoctorReport;
 import dev.docket.DoctorReport;
 import dev.docket.JobExplanation;
 import dev.docket.Slo;
@@ -53,6 +54,22 @@ public final class OperationsViews {
     }
 
     public record Slos(List<SloView> slos) {
+    }
+
+    /**
+     * {@code GET /api/databases/doctor} and {@code docket doctor --database ... --json}: each database's
+     * report by name, and the findings of the checks across databases.
+     */
+    public record DatabasesDoctor(String status, int exitCode, List<Finding> acrossDatabases,
+                                  Map<String, Doctor> databases) {
+    }
+
+    public static DatabasesDoctor doctor(DatabasesDoctorReport r) {
+        Map<String, Doctor> each = new java.util.LinkedHashMap<>();
+        r.byDatabase().forEach((name, report) -> each.put(name, doctor(report)));
+        return new DatabasesDoctor(lower(r.status()), r.exitCode(), r.acrossDatabases().stream()
+                .map(f -> new Finding(f.check(), lower(f.severity()), f.subject(), f.cause(), f.evidence(), f.fix()))
+                .toList(), each);
     }
 
     public static Doctor doctor(DoctorReport r) {

@@ -1,7 +1,14 @@
 package dev.docket.server.cli;
 
 import dev.docket.Docket;
+import dev.docket.DocketRouter;
 import dev.docket.internal.db.DatabaseUrl;
+import dev.docket.internal.rules.TextRules;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -22,6 +29,74 @@ final class DatabaseOptions {
     @Option(names = "--schema", paramLabel = "NAME", defaultValue = "docket", order = 101,
             description = "The schema holding Docket's tables (default: ${DEFAULT-VALUE}).")
     String schema;
+
+    @Option(names = "--database", paramLabel = "NAME=URL", order = 102,
+            description = "Another database whose queues this command covers too (repeatable), by the name it is shown "
+                    + "under (letters, digits, '_', '-'); the --database-url one stays the default, named 'default'. "
+                    + "Without --database-url, the first --database is the default.")
+    List<String> more = new ArrayList<>();
+
+    /** The name of the database {@code --database-url} gives, when other databases are named. */
+    static final String DEFAULT_NAME = "default";
+
+    /**
+     * Every database this command covers by name, the default first: {@code --database-url} (or
+     * {@code DOCKET_DATABASE_URL}) as {@value #DEFAULT_NAME}, then each {@code --database NAME=URL}.
+     *
+     * @throws CommandFailure (a usage error) for a malformed, repeated or unusable name or URL; the
+     *                        message never contains a password
+     */
+    Map<String, DatabaseUrl> namedUrls() {
+        Map<String, DatabaseUrl> urls = new LinkedHashMap<>();
+        if (url != null || more.isEmpty() || root().env("DOCKET_DATABASE_URL") != null) {
+            urls.put(DEFAULT_NAME, databaseUrl());
+        }
+        for (String given : more) {
+            int eq = given.indexOf('=');
+            String name = eq < 0 ? "" : given.substring(0, eq);
+            if (!DocketRouter.DATABASE_NAME.matcher(name).matches()) {
+                throw CommandFailure.usage("--database takes NAME=URL with a name of 1 to 63 letters, digits, '_' or "
+                        + "'-', was " + TextRules.describe(eq < 0 ? given.substring(0, Math.min(given.length(), 20)) : name));
+            }
+            if (urls.containsKey(name)) {
+                throw CommandFailure.usage("--database " + name + " is given twice"
+                        + (name.equals(DEFAULT_NAME) ? " (the --database-url one is named 'default')" : ""));
+            }
+            try {
+                urls.put(name, DatabaseUrl.parse(given.substring(eq + 1)));
+            } catch (IllegalArgumentException e) {
+                throw CommandFailure.usage("--database " + name + " is not a usable PostgreSQL URL: " + e.getMessage()
+                        + " (expected postgres://user:pass@host:5432/db or jdbc:postgresql://host:5432/db)");
+            }
+        }
+        return urls;
+    }
+
+    /** Whether several databases are named (then findings, jobs and metrics say which database). */
+    boolean several() {
+        return !more.isEmpty();
+    }
+
+    /**
+     * Opens every named database ({@link #namedUrls()}), the default first, each a pool of
+     * {@code poolSize}; closes those already open when one fails.
+     */
+    Map<String, Database> openAll(int poolSize, Consumer<Docket.Builder> settings) {
+        return openAll(poolSize, (name, b) -> settings.accept(b));
+    }
+
+    /** {@link #openAll(int, Consumer)} with settings per database ({@code settings} gets each one's name). */
+    Map<String, Database> openAll(int poolSize, BiConsumer<String, Docket.Builder> settings) {
+        Map<String, Database> open = new LinkedHashMap<>();
+        try {
+            namedUrls().forEach((name, u) -> open.put(name, Database.open(u, schema, poolSize,
+                    "docket-" + mixee.name() + "-" + name, b -> settings.accept(name, b))));
+            return open;
+        } catch (RuntimeException e) {
+            open.values().forEach(Database::close);
+            throw e;
+        }
+    }
 
     /**
      * The database URL from the option, else from {@code DOCKET_DATABASE_URL}.
@@ -48,6 +123,10 @@ final class DatabaseOptions {
 
     /** Connects (a pool of {@code poolSize}) and builds a Docket on the schema. */
     Database open(int poolSize, Consumer<Docket.Builder> settings) {
+        if (several()) {
+            throw CommandFailure.usage("--database NAME=URL is taken by docket serve and docket doctor only; a job id "
+                    + "belongs to one database: give this command that database's --database-url");
+        }
         DatabaseUrl parsed = databaseUrl();
         return Database.open(parsed, schema, poolSize, "docket-" + mixee.name(), settings);
     }

@@ -2,6 +2,7 @@ package dev.docket.server.cli;
 
 import dev.docket.Docket;
 import dev.docket.QueueStats;
+import dev.docket.Worker;
 import dev.docket.internal.db.DatabaseUrl;
 import dev.docket.server.DocketServer;
 import dev.docket.server.auth.Role;
@@ -18,8 +19,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.random.RandomGenerator;
 import java.util.stream.Collectors;
@@ -71,6 +74,15 @@ final class DemoCommand implements Callable<Integer> {
             description = "The workers' lease: how long a killed worker's jobs wait to run again (default: ${DEFAULT-VALUE}).")
     Duration lease;
 
+    @Option(names = "--second-database", order = 5,
+            description = "Also start a second embedded PostgreSQL, served as database 'imaging' beside 'default': "
+                    + "the dashboard's Databases page, /api/databases, jobs as DATABASE/ID and a database label on "
+                    + "every metric; it gets a fifth of the traffic and an in-process worker.")
+    boolean secondDatabase;
+
+    /** The second database's name in the demo. */
+    static final String SECOND = "imaging";
+
     final Lifetime lifetime = new Lifetime();
 
     @Override
@@ -115,18 +127,40 @@ final class DemoCommand implements Callable<Integer> {
                 String jdbcUrl = pg.postgres().getJdbcUrl("postgres", "postgres");
                 DemoHandlers demo = new DemoHandlers();
                 Database db = Database.open(DatabaseUrl.parse(jdbcUrl), SCHEMA, 12, "docket-demo",
-                        b -> demo.configure(b.meterRegistry(QueueMetrics.registryFor())));
+                        b -> demo.configure(b.meterRegistry(secondDatabase
+                                ? QueueMetrics.registryFor(DatabaseOptions.DEFAULT_NAME) : QueueMetrics.registryFor())));
                 started.push(db);
                 Docket docket = db.docket();
                 docket.migrate();
+                Map<String, Docket> databases = new LinkedHashMap<>();
+                databases.put(DatabaseOptions.DEFAULT_NAME, docket);
+                Docket second = null;
+                String secondUrl = null;
+                if (secondDatabase) {
+                    say(out, "Starting a second embedded PostgreSQL 18, database '" + SECOND + "' ...");
+                    DemoPostgres pg2 = DemoPostgres.start(Path.of(System.getProperty("java.io.tmpdir")), b -> b
+                            .setPGStartupWait(Duration.ofSeconds(60))
+                            .setServerConfig("fsync", "off")
+                            .setServerConfig("max_connections", "100"), line -> say(out, line));
+                    started.push(pg2);
+                    secondUrl = pg2.postgres().getJdbcUrl("postgres", "postgres");
+                    Database db2 = Database.open(DatabaseUrl.parse(secondUrl), SCHEMA, 12, "docket-demo-" + SECOND,
+                            b -> demo.configure(b.meterRegistry(QueueMetrics.registryFor(SECOND))));
+                    started.push(db2);
+                    second = db2.docket();
+                    second.migrate();
+                    databases.put(SECOND, second);
+                }
 
                 String token = TokenStore.generate();
                 TokenStore tokens = new TokenStore();
                 tokens.add(Role.ADMIN, token);
-                DocketServer server = ServeCommand.startServer(db, tokens, DocketServer.Config.defaults().withHost(HOST)
-                        .withPort(port).withMaxBodyBytes(1024 * 1024));
+                DocketServer server = ServeCommand.startServer(databases, tokens, DocketServer.Config.defaults()
+                        .withHost(HOST).withPort(port).withMaxBodyBytes(1024 * 1024));
                 started.push(server);
-                started.push(MaintenanceLeader.start(docket));
+                for (Docket d : databases.values()) {
+                    started.push(MaintenanceLeader.start(d));
+                }
 
                 DemoLog log = new DemoLog(out);
                 WorkerProcesses processes = new WorkerProcesses(List.of("--database-url", jdbcUrl, "--schema", SCHEMA,
@@ -138,8 +172,22 @@ final class DemoCommand implements Callable<Integer> {
                 DemoTraffic traffic = new DemoTraffic(docket, jobsPerSecond, log, RandomGenerator.getDefault());
                 started.push(traffic);
                 traffic.start();
+                if (second != null) {
+                    Worker.Builder w = second.worker().queue("default", 8).queue("email", 2).queue("reports", 2)
+                            .lease(lease).shutdownGrace(Duration.ofSeconds(5));
+                    demo.register(w);
+                    started.push(w.start());
+                    DemoTraffic traffic2 = new DemoTraffic(second, jobsPerSecond / 5, log, RandomGenerator.getDefault());
+                    started.push(traffic2);
+                    traffic2.start();
+                }
 
                 banner(out, server, token, jdbcUrl, pg.runDirectory(), processes);
+                if (secondUrl != null) {
+                    say(out, "  Database '" + SECOND + "' " + secondUrl + "  (schema " + SCHEMA + "; an in-process worker)\n"
+                            + "               the dashboard's Databases page; curl .../api/databases; jobs as " + SECOND
+                            + "/ID\n");
+                }
                 while (!lifetime.awaitStop(Duration.ofSeconds(15))) {
                     status(out, docket, server, processes);
                 }

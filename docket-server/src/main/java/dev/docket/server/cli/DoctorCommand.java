@@ -1,15 +1,20 @@
 package dev.docket.server.cli;
 
+import dev.docket.DatabasesDoctorReport;
+import dev.docket.Docket;
+import dev.docket.DocketRouter;
 import dev.docket.DoctorOptions;
-import dev.docket.DoctorReport;
 import dev.docket.DoctorReport.Finding;
 import dev.docket.DoctorReport.Severity;
+import dev.docket.DoctorReport;
 import dev.docket.WorkerInfo;
 import dev.docket.server.api.OperationsViews;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -48,6 +53,9 @@ final class DoctorCommand extends DatabaseCommand {
     @Override
     public Integer call() throws Exception {
         DoctorOptions options = options();
+        if (database.several()) {
+            return several(options);
+        }
         DoctorReport report;
         try {
             report = withAdmin(admin -> admin.doctor(options));
@@ -64,6 +72,76 @@ final class DoctorCommand extends DatabaseCommand {
             print(out -> printReport(out, report));
         }
         return report.exitCode();
+    }
+
+    /** Each database's checks, then the two across databases; every finding names its database. */
+    private int several(DoctorOptions options) throws Exception {
+        DatabasesDoctorReport report;
+        Map<String, Database> open = null;
+        try {
+            open = database.openAll(2, b -> { });
+            Map<String, Docket> dockets = new LinkedHashMap<>();
+            for (Map.Entry<String, Database> e : open.entrySet()) {
+                try {
+                    e.getValue().requireCurrentSchema();
+                } catch (CommandFailure f) {
+                    throw CommandFailure.withStatus(CANNOT_CHECK, "database " + e.getKey() + ": " + f.getMessage());
+                }
+                dockets.put(e.getKey(), e.getValue().docket());
+            }
+            report = DocketRouter.doctor(dockets, options);
+        } catch (CommandFailure e) {
+            if (e.exitCode() == picocli.CommandLine.ExitCode.USAGE) {
+                throw e;
+            }
+            throw CommandFailure.withStatus(CANNOT_CHECK, e.getMessage());
+        } catch (RuntimeException e) {
+            throw CommandFailure.withStatus(CANNOT_CHECK, ErrorMessages.describe(e).message());
+        } finally {
+            if (open != null) {
+                open.values().forEach(Database::close);
+            }
+        }
+        if (json) {
+            println(JobCommand.JSON.writeValueAsString(OperationsViews.doctor(report)));
+        } else {
+            DatabasesDoctorReport shown = report;
+            print(out -> printReport(out, shown));
+        }
+        return report.exitCode();
+    }
+
+    private void printReport(PrintWriter out, DatabasesDoctorReport report) {
+        List<Map.Entry<String, Finding>> all = report.findings();
+        long problems = all.stream().filter(e -> e.getValue().severity() == Severity.PROBLEM).count();
+        long warnings = all.stream().filter(e -> e.getValue().severity() == Severity.WARNING).count();
+        out.println("docket doctor: " + (problems + warnings == 0 ? "healthy" : plural(problems, "problem") + ", "
+                + plural(warnings, "warning")) + " (databases " + String.join(", ", report.byDatabase().keySet())
+                + ", schema " + database.schema + ")");
+        for (Map.Entry<String, Finding> e : all) {
+            Finding f = e.getValue();
+            if (f.severity() == Severity.OK) {
+                continue;
+            }
+            out.println();
+            out.println(f.severity() + "  " + f.check() + "  " + (e.getKey() == null ? "across databases" : "database "
+                    + e.getKey()) + "  " + f.subject());
+            out.println("  cause:    " + f.cause());
+            out.println("  evidence: " + f.evidence());
+            out.println("  fix:      " + f.fix());
+        }
+        out.println();
+        Table table = new Table("OK", "DATABASE", "SUBJECT", "FINDING");
+        all.stream().filter(e -> e.getValue().severity() == Severity.OK).forEach(e -> table.row(e.getValue().check(),
+                e.getKey() == null ? "(all)" : e.getKey(), e.getValue().subject(), e.getValue().cause()));
+        table.print(out);
+        Table workers = new Table("DATABASE", "WORKER", "HOST", "QUEUES", "LIVE");
+        report.byDatabase().forEach((db, r) -> r.workers().forEach(w -> workers.row(db, w.id(), w.host(), w.queues(),
+                w.live() ? "yes" : "no")));
+        out.println();
+        workers.print(out);
+        out.println();
+        out.println("Exit status " + report.exitCode() + " (" + report.status().name().toLowerCase(Locale.ROOT) + ").");
     }
 
     private DoctorOptions options() {

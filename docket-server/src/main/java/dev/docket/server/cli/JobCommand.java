@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.docket.JobInfo;
+import dev.docket.internal.db.DatabaseUrl;
+import dev.docket.internal.rules.TextRules;
 import dev.docket.server.api.ResponseViews;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -21,18 +23,45 @@ final class JobCommand extends DatabaseCommand {
             .enable(SerializationFeature.INDENT_OUTPUT);
 
     /** Optional to picocli, so that {@code docket job explain ID} is not refused for want of the job's own ID. */
-    @Parameters(paramLabel = "ID", arity = "0..1", description = "The job id.")
-    Long id;
+    @Parameters(paramLabel = "ID", arity = "0..1", description = "The job id; DATABASE/ID for a job of a database "
+            + "named with --database NAME=URL (ids are per database).")
+    String given;
 
     @Override
     public Integer call() throws Exception {
-        if (id == null) {
+        if (given == null) {
             throw CommandFailure.usage("give a job id: `docket job ID`, `docket job explain ID` or `docket job signal ID NAME`");
         }
-        checkId("job", id);
-        JobInfo job = withDocket(docket -> docket.job(id)).orElseThrow(() -> noJob(id, database.schema));
+        int slash = given.indexOf('/');
+        long id = parseId(slash < 0 ? given : given.substring(slash + 1));
+        JobInfo job;
+        if (slash < 0 && !database.several()) {
+            job = withDocket(docket -> docket.job(id)).orElseThrow(() -> noJob(id, database.schema));
+        } else {
+            String name = slash < 0 ? DatabaseOptions.DEFAULT_NAME : given.substring(0, slash);
+            DatabaseUrl url = database.namedUrls().get(name);
+            if (url == null) {
+                throw CommandFailure.usage("no database named " + TextRules.describe(name) + "; databases: "
+                        + database.namedUrls().keySet());
+            }
+            try (Database db = Database.open(url, database.schema, 2, "docket-job", b -> { })) {
+                db.requireCurrentSchema();
+                job = db.docket().job(id).orElseThrow(() -> noJob(id, database.schema + " of database " + name));
+            }
+        }
         Object output = job.output() == null ? null : JSON.readTree(job.output());
         return println(JSON.writeValueAsString(ResponseViews.job(job, true).withShown(JSON.readTree(job.payload()), output)));
+    }
+
+    private static long parseId(String text) {
+        long id;
+        try {
+            id = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw CommandFailure.usage("a job id is a positive whole number, or DATABASE/ID, was "
+                    + TextRules.describe(text));
+        }
+        return checkId("job", id);
     }
 
     /** The failure for a job id the schema does not hold (any more). */

@@ -1,5 +1,6 @@
 package dev.docket.server.cli;
 
+import dev.docket.Docket;
 import dev.docket.server.DocketServer;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.TokenStore;
@@ -7,6 +8,10 @@ import dev.docket.server.metrics.QueueMetrics;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -74,6 +79,9 @@ final class ServeCommand extends DatabaseCommand {
         TokenStore tokens = tokens(database.root());
         String generated = tokens.isEmpty() ? generateAdminToken(tokens) : null;
         PrintWriter out = spec.commandLine().getOut();
+        if (database.several()) {
+            return serveSeveral(tokens, config, generated, out);
+        }
         return lifetime.run("serve", () -> {
             try (Database db = database.open(10, b -> b.maxPayloadBytes(maxPayloadBytes)
                     .meterRegistry(QueueMetrics.registryFor()))) {
@@ -102,6 +110,56 @@ final class ServeCommand extends DatabaseCommand {
                 }
                 out.println("docket serve stopped.");
                 out.flush();
+            }
+        });
+    }
+
+    /**
+     * Several named databases: the first (--database-url's, 'default') serves the API and dashboard as
+     * with one; every metric carries its database label; each database elects its own maintenance leader.
+     */
+    private int serveSeveral(TokenStore tokens, DocketServer.Config config, String generated, PrintWriter out)
+            throws Exception {
+        return lifetime.run("serve", () -> {
+            Map<String, Database> open = database.openAll(10, (name, b) -> b.maxPayloadBytes(maxPayloadBytes)
+                    .meterRegistry(QueueMetrics.registryFor(name)));
+            List<MaintenanceLeader> leaders = new ArrayList<>();
+            try {
+                Map<String, Docket> dockets = new LinkedHashMap<>();
+                for (Map.Entry<String, Database> e : open.entrySet()) {
+                    Database labelled = e.getValue();
+                    try {
+                        if (migrate) {
+                            labelled.docket().migrate();
+                        } else {
+                            labelled.requireCurrentSchema();
+                        }
+                    } catch (CommandFailure f) {
+                        throw CommandFailure.failed("database " + e.getKey() + ": " + f.getMessage());
+                    }
+                    dockets.put(e.getKey(), labelled.docket());
+                }
+                try (DocketServer server = startServer(dockets, tokens, config)) {
+                    if (!noMaintenance) {
+                        dockets.values().forEach(d -> leaders.add(MaintenanceLeader.start(d)));
+                    }
+                    out.printf("Docket serving on %s/ (dashboard), API under /api, metrics at /metrics; databases %s "
+                            + "(the first is the default; /api/databases shows all), schema %s.%n", server.baseUrl(),
+                            String.join(", ", open.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue().url()
+                                    .display()).toList()), database.schema);
+                    if (generated != null) {
+                        out.printf("Admin token (generated for this run; set DOCKET_TOKENS to choose your own): %s%n",
+                                generated);
+                    }
+                    out.flush();
+                    lifetime.awaitStop();
+                } finally {
+                    leaders.forEach(MaintenanceLeader::close);
+                }
+                out.println("docket serve stopped.");
+                out.flush();
+            } finally {
+                open.values().forEach(Database::close);
             }
         });
     }
@@ -145,6 +203,10 @@ final class ServeCommand extends DatabaseCommand {
     }
 
     static DocketServer startServer(Database db, TokenStore tokens, DocketServer.Config config) {
+        return startServer(Map.of("default", db.docket()), tokens, config);
+    }
+
+    static DocketServer startServer(Map<String, Docket> databases, TokenStore tokens, DocketServer.Config config) {
         if (config.port() != 0) {
             // Javalin logs a failed bind at ERROR, with a stack trace, before it throws: a port in use
             // is found here first and said in one line. (A port taken in the instant between is still refused.)
@@ -156,7 +218,7 @@ final class ServeCommand extends DatabaseCommand {
             }
         }
         try {
-            return DocketServer.start(db.docket(), tokens, config);
+            return DocketServer.start(databases, tokens, config);
         } catch (RuntimeException e) {
             throw CommandFailure.failed("cannot serve on " + config.host() + ":" + config.port() + ": "
                     + ErrorMessages.oneLine(e.getMessage()));

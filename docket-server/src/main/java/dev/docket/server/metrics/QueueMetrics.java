@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,6 +59,7 @@ public final class QueueMetrics implements AutoCloseable {
     /** Each queue's backlog, when the library does not report it (a Docket without this registry). */
     private final Map<String, AtomicReference<Double>> backlogs = new ConcurrentHashMap<>();
     private final Thread refresher;
+    private final List<QueueMetrics> included = new CopyOnWriteArrayList<>();
     private volatile boolean running = true;
 
     /**
@@ -77,13 +79,21 @@ public final class QueueMetrics implements AutoCloseable {
 
     /** Serves {@code docket}'s registry when it is a Prometheus one, else a registry of its own. */
     public QueueMetrics(Docket docket, Duration interval) {
+        this(docket, interval, true);
+    }
+
+    /**
+     * {@link #QueueMetrics(Docket, Duration)}, with the JVM and process metrics or without them: one
+     * process serving several databases reports its JVM once, in the default database's registry.
+     */
+    public QueueMetrics(Docket docket, Duration interval, boolean jvm) {
         this.admin = docket.admin();
         this.kindLabel = docket::metricsKindLabel;
         PrometheusMeterRegistry given = docket.meterRegistry().filter(PrometheusMeterRegistry.class::isInstance)
                 .map(PrometheusMeterRegistry.class::cast).orElse(null);
         this.shared = given != null;
         this.registry = shared ? given : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        this.jvmMetrics = new JvmMetrics(registry);
+        this.jvmMetrics = jvm ? new JvmMetrics(registry) : null;
         this.cluster = new ClusterMetrics(registry, kindLabel);
         if (!shared) {
             jobsGauge("scheduled", QueueStats::scheduled);
@@ -232,9 +242,37 @@ public final class QueueMetrics implements AutoCloseable {
         return registry;
     }
 
-    /** The Prometheus text exposition. */
+    /**
+     * The Prometheus text exposition: this registry's, merged with those {@link #include included}
+     * (each metric family once, its samples from every registry).
+     */
     public String scrape() {
-        return registry.scrape();
+        if (included.isEmpty()) {
+            return registry.scrape();
+        }
+        List<String> all = new ArrayList<>();
+        all.add(registry.scrape());
+        included.forEach(m -> all.add(m.registry.scrape()));
+        return ScrapeMerge.merge(all);
+    }
+
+    /**
+     * Serves {@code other}'s metrics in this one's {@link #scrape}: another database's, whose registry
+     * gives every meter a {@code database} label ({@link #registryFor(String)}).
+     */
+    public void include(QueueMetrics other) {
+        included.add(Objects.requireNonNull(other, "other"));
+    }
+
+    /**
+     * {@link #registryFor()} whose every meter carries the label {@code database="NAME"}: for a server
+     * of several databases, where each database's Docket, gauges and counters get a registry of their
+     * own and the scrape merges them.
+     */
+    public static PrometheusMeterRegistry registryFor(String database) {
+        PrometheusMeterRegistry registry = registryFor();
+        registry.config().commonTags("database", Objects.requireNonNull(database, "database"));
+        return registry;
     }
 
     public String contentType() {
@@ -260,7 +298,9 @@ public final class QueueMetrics implements AutoCloseable {
     public void close() {
         running = false;
         refresher.interrupt();
-        jvmMetrics.close();
+        if (jvmMetrics != null) {
+            jvmMetrics.close();
+        }
         if (!shared) {
             registry.close();
         }

@@ -160,6 +160,40 @@ class DemoProcessTest {
         }
     }
 
+    /**
+     * {@code docket demo --second-database}: two embedded PostgreSQL servers behind one server, each with
+     * jobs running; /api/databases shows both; every metric carries its database; SIGINT stops both.
+     */
+    @Test
+    void aDemoWithASecondDatabaseServesBothAndStopsBoth() throws Exception {
+        demo = startDemo(1, 20, "--second-database");
+        Started started = awaitBanner();
+        Matcher token = TOKEN.matcher(log());
+        Matcher dashboard = DASHBOARD.matcher(log());
+        assertThat(token.find() && dashboard.find()).as(log()).isTrue();
+        Matcher secondUrl = Pattern.compile("Database 'imaging' (jdbc:\\S+)").matcher(log());
+        assertThat(secondUrl.find()).as(log()).isTrue();
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        Awaitility.await("jobs completed in the second database").atMost(Duration.ofSeconds(60)).until(() -> {
+            var body = json.readTree(get(http, dashboard.group(1) + "/api/databases", token.group(1)));
+            assertThat(body.get("databases")).extracting(d -> d.get("name").asText()).containsExactly("default", "imaging");
+            return sum(get(http, dashboard.group(1) + "/metrics", token.group(1)),
+                    "docket_cluster_jobs_completed_total{database=\"imaging\"") > 0;
+        });
+        assertThat(get(http, dashboard.group(1) + "/metrics", token.group(1)))
+                .contains("docket_cluster_workers{database=\"default\"}");
+
+        new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).inheritIO().start().waitFor();
+        Awaitility.await("the demo exited after SIGINT").atMost(Duration.ofSeconds(120)).until(() -> !demo.isAlive());
+        assertThat(demo.exitValue()).as(log()).isZero();
+        assertThat(started.postgres().isAlive()).isFalse();
+        try (var runs = Files.list(tmp)) {
+            assertThat(runs.filter(p -> p.getFileName().toString().startsWith("docket-demo-")).toList())
+                    .as("both PostgreSQL runs deleted").isEmpty();
+        }
+    }
+
     private static String get(HttpClient http, String url, String token) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET();
         if (token != null) {
@@ -180,7 +214,7 @@ class DemoProcessTest {
         return startDemo(1, 5);
     }
 
-    private Process startDemo(int workers, int jobsPerSecond) throws IOException {
+    private Process startDemo(int workers, int jobsPerSecond, String... more) throws IOException {
         List<String> command = new ArrayList<>();
         // As bin/docket starts it: with SIGINT at its default even when this test runs in the background.
         command.addAll(List.of("env", "--default-signal=INT"));
@@ -192,6 +226,7 @@ class DemoProcessTest {
                 "-cp", System.getProperty("java.class.path"),
                 DocketCommand.class.getName(), "demo", "--port", Integer.toString(freePorts(workers + 1)), "--workers",
                 Integer.toString(workers), "--jobs-per-second", Integer.toString(jobsPerSecond)));
+        command.addAll(List.of(more));
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(tmp.resolve("demo.log").toFile())
                 .start();
     }
