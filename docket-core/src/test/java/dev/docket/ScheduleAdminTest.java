@@ -196,7 +196,7 @@ class ScheduleAdminTest extends DocketTest {
         Instant later = resumedAt.truncatedTo(java.time.temporal.ChronoUnit.MINUTES).plusSeconds(60 * 5);
         assertThat(run(leader, later)).as("LATEST: five missed slots become one job").isEqualTo(1);
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE payload = '{\"n\":2}' AND run_at = ?",
-                java.sql.Timestamp.from(later))).isEqualTo(1);
+                later.atOffset(java.time.ZoneOffset.UTC))).isEqualTo(1);
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE kind = 'report'")).isEqualTo(5);
     }
 
@@ -239,7 +239,7 @@ class ScheduleAdminTest extends DocketTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> slots().size() >= 3);
         for (int kill = 0; kill < 2; kill++) {
             Worker leader = await().atMost(Duration.ofSeconds(10))
-                    .until(() -> nodes.stream().filter(Worker::isLeader).findFirst(), java.util.Optional::isPresent)
+                    .until(() -> nodes.stream().filter(n -> n != null && n.isLeader()).findFirst(), java.util.Optional::isPresent)
                     .orElseThrow();
             int before = slots().size();
             pools.get(nodes.indexOf(leader)).close();
