@@ -76,7 +76,7 @@ class ScheduleCliTest extends DocketTest {
     @Test
     void malformedFlagsAndHostileInputFailClearlyAndWriteNothing() {
         Docket docket = docket();
-        assertFails(cli("schedule"), 2, "give a subcommand");
+        assertFails(CliRunner.run(java.util.Map.of(), "schedule"), 2, "give a subcommand");
         assertFails(cli("schedule", "create", "x", "--kind", "k"), 2, "missing");
         assertFails(cli("schedule", "create", "x", "--cron", "* * * * *"), 2, "missing");
         assertFails(cli("schedule", "create", "x", "--cron", "not a cron", "--kind", "k"), 2, "cron");
