@@ -16,6 +16,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -25,6 +26,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -47,6 +51,7 @@ class SchedulesBrowserTest {
     private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final String ADMIN = "admin-token-for-schedule-browser-tests";
     private static final String VIEWER = "viewer-token-for-schedule-browser-tests";
+    private static final String SCREENSHOTS = System.getProperty("docket.screenshots", System.getenv("DOCKET_SCREENSHOTS"));
 
     private final String schema = "dash_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     private Docket docket;
@@ -131,8 +136,37 @@ class SchedulesBrowserTest {
         input.sendKeys(text);
     }
 
+    /**
+     * The page, whole, to target/screenshots, and for the README to the folder {@code docket.screenshots} names
+     * (as {@code DashboardBrowserTest} does: {@code -Ddocket.screenshots=docs/screenshots}).
+     */
+    private void screenshot(String name) throws IOException {
+        Dimension window = driver.manage().window().getSize();
+        JavascriptExecutor js = (JavascriptExecutor) driver;
+        long chrome = (Long) js.executeScript("return window.outerHeight - window.innerHeight");
+        long height = (Long) js.executeScript("return Math.ceil(document.documentElement.scrollHeight)");
+        driver.manage().window().setSize(new Dimension(window.getWidth(), (int) Math.max(window.getHeight(), height + chrome)));
+        List<Path> dirs = new java.util.ArrayList<>(List.of(Path.of("target", "screenshots")));
+        if (SCREENSHOTS != null && !SCREENSHOTS.isBlank()) {
+            Path root = Path.of("").toAbsolutePath();
+            while (root.getParent() != null && !Files.exists(root.resolve("mvnw"))) {
+                root = root.getParent();
+            }
+            dirs.add(root.resolve(SCREENSHOTS));
+        }
+        try {
+            File shot = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+            for (Path dir : dirs) {
+                Files.createDirectories(dir);
+                Files.copy(shot.toPath(), dir.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            driver.manage().window().setSize(window);
+        }
+    }
+
     @Test
-    void anAdminSeesBothOriginsAndChangesAStoredScheduleAndAViewerOnlyReads() {
+    void anAdminSeesBothOriginsAndChangesAStoredScheduleAndAViewerOnlyReads() throws IOException {
         login(ADMIN);
 
         WebElement code = row("code-tick");
@@ -183,6 +217,16 @@ class SchedulesBrowserTest {
         assertThat(row("nightly").findElement(By.cssSelector("[data-col='next'] [data-zone='schedule']")).getText())
                 .contains("03:00").endsWith("Europe/Berlin");
         assertThat(row("nightly").findElements(By.cssSelector("[data-col='unserved']"))).hasSize(1);
+        screenshot("schedules");
+        driver.manage().window().setSize(new Dimension(420, 1000));
+        try {
+            assertThat((Boolean) ((JavascriptExecutor) driver).executeScript(
+                    "return document.documentElement.scrollWidth <= document.documentElement.clientWidth;"))
+                    .as("the page fits 420 px (the table scrolls in its frame)").isTrue();
+            screenshot("schedules-420");
+        } finally {
+            driver.manage().window().setSize(new Dimension(1280, 1000));
+        }
 
         row("nightly").findElement(By.cssSelector("[data-edit='nightly']")).click();
         assertThat(driver.findElement(By.id("schedule-name")).isEnabled()).isFalse();
