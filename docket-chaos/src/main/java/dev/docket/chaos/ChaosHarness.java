@@ -178,8 +178,11 @@ public final class ChaosHarness {
             int waiters = (int) ((long) o.jobs() * o.signalShare() / 100 / batches);
             batch.addAll(signals.jobs(waiters, waiters == 0 ? 0 : Math.max(1, waiters / 4)));
             if (o.scenario() == ChaosOptions.Scenario.CLASSIC && (b == batches / 4 || b == batches * 3 / 5)) {
-                // Twice in a classic run, the maintenance leader itself: its slots must pass to the next one.
-                while (!fleet.killLeader() && System.nanoTime() < started + runNanos) {
+                // Twice in a classic run, the maintenance leader itself: its slots must pass to the next one. No
+                // leader may hold the lease just now (an election after a random kill): wait for one, a while.
+                long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!fleet.killLeader() && System.nanoTime() < giveUp) {
+                    fleet.replaceCrashed();
                     TimeUnit.MILLISECONDS.sleep(50);
                 }
             }
