@@ -21,9 +21,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Operations on the queue as a whole: listings, statistics and replay from the dead-letter table.
- * Get it with {@link Docket#admin()}. Listings never read payloads; use {@link Docket#job(long)}
- * for one job's payload.
+ * Operations on the queue as a whole: listings, statistics, replay from the dead-letter table, and
+ * periodic jobs stored at run time. Get it with {@link Docket#admin()}. Listings of jobs never read
+ * payloads; use {@link Docket#job(long)} for one job's payload.
  */
 public final class DocketAdmin {
 
