@@ -70,15 +70,18 @@ public record ScheduleDefinition(String name, String cron, ZoneId zone, String k
         return new ScheduleDefinition(name, cron, null, kind, null, null, null, null, null);
     }
 
+    /** The same schedule with another cron expression (checked as {@code cron} above). */
     public ScheduleDefinition withCron(String cron) {
         return new ScheduleDefinition(name, cron, zone, kind, payloadJson, queue, priority, maxAttempts, catchUp);
     }
 
+    /** The same schedule read in another time zone. */
     public ScheduleDefinition withZone(ZoneId zone) {
         return new ScheduleDefinition(name, cron, Objects.requireNonNull(zone, "zone"), kind, payloadJson, queue,
                 priority, maxAttempts, catchUp);
     }
 
+    /** The same schedule enqueueing jobs of another kind. */
     public ScheduleDefinition withKind(String kind) {
         return new ScheduleDefinition(name, cron, zone, kind, payloadJson, queue, priority, maxAttempts, catchUp);
     }
@@ -88,18 +91,22 @@ public record ScheduleDefinition(String name, String cron, ZoneId zone, String k
         return new ScheduleDefinition(name, cron, zone, kind, payloadJson, queue, priority, maxAttempts, catchUp);
     }
 
+    /** The same schedule enqueueing into another queue; null for the kind's default. */
     public ScheduleDefinition withQueue(String queue) {
         return new ScheduleDefinition(name, cron, zone, kind, payloadJson, queue, priority, maxAttempts, catchUp);
     }
 
+    /** The same schedule with another priority for its jobs; null for the kind's default. */
     public ScheduleDefinition withPriority(Integer priority) {
         return new ScheduleDefinition(name, cron, zone, kind, payloadJson, queue, priority, maxAttempts, catchUp);
     }
 
+    /** The same schedule with another number of attempts for its jobs; null for the kind's retry policy. */
     public ScheduleDefinition withMaxAttempts(Integer maxAttempts) {
         return new ScheduleDefinition(name, cron, zone, kind, payloadJson, queue, priority, maxAttempts, catchUp);
     }
 
+    /** The same schedule with another catch-up policy; null for {@link CatchUp#ALL}. */
     public ScheduleDefinition withCatchUp(CatchUp catchUp) {
         return new ScheduleDefinition(name, cron, zone, kind, payloadJson, queue, priority, maxAttempts, catchUp);
     }
