@@ -25,7 +25,8 @@ import java.util.Optional;
  * @param maxAttempts its jobs' attempts; null for the kind's retry policy
  * @param catchUp     what the leader does with missed slots (always {@code ALL} for code-declared schedules)
  * @param paused      whether the leader skips it (its slots while paused are not caught up on resume)
- * @param kindServed  whether a live worker serves its kind now; false means its jobs wait for one
+ * @param kindServed  whether a live worker serves its kind now (on its queue, when it names one); false means
+ *                    its jobs wait for one
  * @param version     grows with each change
  * @param createdAt   when it was stored (for code: first declared)
  * @param createdBy   who stored it ({@code code} for code-declared ones)

@@ -5,7 +5,10 @@
 s.name, s.origin, s.cron, s.zone, s.kind, s.payload::text AS payload, s.queue, s.priority, s.max_attempts,
 s.catch_up, s.paused, s.version, s.created_at, s.created_by, s.updated_at, s.updated_by,
 (SELECT c.last_slot FROM {{schema}}.cron_slots c WHERE c.name = s.name) AS last_slot,
-EXISTS (SELECT 1 FROM {{schema}}.workers w WHERE w.kinds -> s.kind IS NOT NULL) AS kind_served
+-- Served: a live worker handles the kind (on the schedule's queue, when it names one), as strictKinds asks.
+EXISTS (SELECT 1 FROM {{schema}}.workers w
+         WHERE {{workerLive}} AND w.kinds -> s.kind IS NOT NULL AND (s.queue IS NULL OR w.queues -> s.queue IS NOT NULL))
+       AS kind_served
 
 -- name: scheduleList
 SELECT {{scheduleColumns}} FROM {{schema}}.schedules s ORDER BY s.name

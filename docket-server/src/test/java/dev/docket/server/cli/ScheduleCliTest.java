@@ -94,6 +94,8 @@ class ScheduleCliTest extends DocketTest {
                 "not valid JSON");
         assertFails(cli("schedule", "create", "x", "--cron", "* * * * *", "--kind", "k", "--payload", "{\"a\":1,\"a\":2}"), 2,
                 "twice");
+        assertFails(cli("schedule", "create", "x", "--cron", "* * * * *", "--kind", "k", "--payload",
+                "{\"a\":\"" + "x".repeat(300 * 1024) + "\"}"), 2, "over the limit");
         assertFails(cli("schedule", "create", "x", "--cron", "* * * * *", "--kind", "k", "--payload", "@/nonexistent/file"), 2,
                 "cannot read");
         assertFails(cli("schedule", "create", "x", "--cron", "* * * * *", "--kind", "k", "--queue", "bad queue"), 2, "queue");
