@@ -92,7 +92,7 @@ public final class Docket implements Enqueuer, AutoCloseable {
         JobObserver observer = JobObserver.create(b.meterRegistry, kindLabels, b.openTelemetry);
         this.kinds = b.kinds.build(codec, b.defaultRetryPolicy, observer);
         SchemaGuard schemaGuard = new SchemaGuard(store, schema.name());
-        List<CronEnqueuer.Schedule> schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(),
+        List<CronEnqueuer.Schedule> schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(), p.cron(),
                 CronRules.executionTime(p.cron()), p.zone(), kinds.row(NewJob.of(p.kind(), p.payload(), p.options()))))
                 .toList();
         EnqueueNotifier notifier = b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null;

@@ -10,6 +10,8 @@ import dev.docket.internal.doctor.JobExplainer;
 import dev.docket.internal.json.PayloadJson;
 import dev.docket.internal.repair.PayloadRepairs;
 import dev.docket.internal.rules.JobOptionRules;
+import dev.docket.internal.rules.ScheduleRules;
+import dev.docket.internal.schedule.ScheduleChanges;
 import dev.docket.internal.rules.TextRules;
 import java.time.Duration;
 import java.util.Collection;
@@ -19,21 +21,23 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Operations on the queue as a whole: listings, statistics and replay from the dead-letter table.
- * Get it with {@link Docket#admin()}. Listings never read payloads; use {@link Docket#job(long)}
- * for one job's payload.
+ * Operations on the queue as a whole: listings, statistics, replay from the dead-letter table, and
+ * periodic jobs stored at run time. Get it with {@link Docket#admin()}. Listings of jobs never read
+ * payloads; use {@link Docket#job(long)} for one job's payload.
  */
 public final class DocketAdmin {
 
     private final DocketWiring wiring;
     private final Database store;
     private final PayloadRepairs repairs;
+    private final ScheduleChanges scheduleChanges;
     private final Workflows workflows;
 
     DocketAdmin(DocketWiring wiring, Workflows workflows) {
         this.wiring = wiring;
         this.store = wiring.store();
         this.repairs = new PayloadRepairs(store, wiring.codec());
+        this.scheduleChanges = new ScheduleChanges(store, wiring.codec());
         this.workflows = workflows;
     }
 
@@ -119,6 +123,98 @@ public final class DocketAdmin {
             store.deadJobs().sign();
             return store.deadJobs().groups(kind, limit);
         });
+    }
+
+    /** The longest {@code changedBy} of a schedule change, in characters. */
+    public static final int MAX_CHANGED_BY = ScheduleRules.MAX_CHANGED_BY;
+    /** The most runs {@link #scheduleRuns} returns: as many as are kept per schedule. */
+    public static final int MAX_SCHEDULE_RUNS = ScheduleChanges.MAX_RUNS;
+
+    /**
+     * Every periodic job, by name: those stored at run time and those some node's code declares
+     * ({@link PeriodicJob}; written by the maintenance leader that declares them, from its first round),
+     * each with its {@link ScheduleInfo#origin()}. Reads one small table.
+     */
+    public List<ScheduleInfo> schedules() {
+        return scheduleChanges.list();
+    }
+
+    /** One schedule by name, stored or code-declared; empty if none has this name. */
+    public Optional<ScheduleInfo> schedule(String name) {
+        return scheduleChanges.find(name);
+    }
+
+    /**
+     * Stores a periodic job in the database. The maintenance leader enqueues it from its next round with
+     * the guarantee of a {@link PeriodicJob}: one job per slot across the cluster, however leadership
+     * moves, and missed slots caught up as its {@link ScheduleDefinition#catchUp()} says. Its first slot is
+     * the first after now. A kind that no live worker serves is accepted (its jobs wait for one, as any
+     * enqueue's would): {@link ScheduleInfo#kindServed()} is false then, and the tools warn.
+     *
+     * @param changedBy who creates it, for the record: 1 to {@value #MAX_CHANGED_BY} printable characters
+     * @return the schedule as stored
+     * @throws IllegalArgumentException for a payload that is not JSON an enqueue would accept (size, a field
+     *                                  name twice, NUL) or a bad {@code changedBy}; nothing is written
+     * @throws IllegalStateException    if a schedule of this name exists, stored or declared in code
+     */
+    public ScheduleInfo createSchedule(ScheduleDefinition definition, String changedBy) {
+        return scheduleChanges.create(definition, changedBy);
+    }
+
+    /**
+     * Replaces a stored schedule's definition (all of it: cron, zone, kind, payload, options, catch-up);
+     * the leader applies it from its next round. A new cron or zone starts again at the first slot after
+     * now (slots of the old expression are not caught up under the new one); other changes keep the
+     * schedule's place, missed slots included.
+     *
+     * @return the schedule as changed; empty if no schedule has this name
+     * @throws IllegalArgumentException as for {@link #createSchedule}
+     * @throws IllegalStateException    if the schedule is declared in code: change it there
+     */
+    public Optional<ScheduleInfo> editSchedule(ScheduleDefinition definition, String changedBy) {
+        return scheduleChanges.edit(definition, changedBy);
+    }
+
+    /**
+     * Pauses a stored schedule: the leader enqueues none of its slots from its next round (a slot whose
+     * transaction started before the pause committed may still be enqueued). Pausing a paused one only
+     * records who did it.
+     *
+     * @return the schedule as changed; empty if no schedule has this name
+     * @throws IllegalStateException if the schedule is declared in code
+     */
+    public Optional<ScheduleInfo> pauseSchedule(String name, String changedBy) {
+        return scheduleChanges.setPaused(name, true, changedBy);
+    }
+
+    /**
+     * Resumes a paused stored schedule from its first slot after now: the slots that passed while it was
+     * paused are not caught up.
+     *
+     * @return the schedule as changed; empty if no schedule has this name
+     * @throws IllegalStateException if the schedule is declared in code
+     */
+    public Optional<ScheduleInfo> resumeSchedule(String name, String changedBy) {
+        return scheduleChanges.setPaused(name, false, changedBy);
+    }
+
+    /**
+     * Deletes a stored schedule with its slot and the record of its runs (the jobs it enqueued stay). Who
+     * deleted it is logged, as there is no row left to record it in.
+     *
+     * @return false if no schedule has this name
+     * @throws IllegalStateException if the schedule is declared in code: remove it from the code
+     */
+    public boolean deleteSchedule(String name, String changedBy) {
+        return scheduleChanges.delete(name, changedBy);
+    }
+
+    /**
+     * A schedule's last runs, newest first, at most {@code limit} (1 to {@value #MAX_SCHEDULE_RUNS}): the
+     * job each slot enqueued and where that job is now.
+     */
+    public List<ScheduleRun> scheduleRuns(String name, int limit) {
+        return scheduleChanges.runs(name, limit);
     }
 
     /** The longest {@code repairedBy}, in characters. */

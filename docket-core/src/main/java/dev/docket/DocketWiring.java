@@ -1,6 +1,8 @@
 package dev.docket;
 
 import dev.docket.internal.db.Database;
+import dev.docket.internal.db.InsertRow;
+import dev.docket.internal.db.ScheduleQueries;
 import dev.docket.internal.db.SchemaName;
 import dev.docket.internal.enqueue.SignalSender;
 import dev.docket.internal.json.PayloadCodec;
@@ -19,4 +21,22 @@ import java.util.List;
 record DocketWiring(Database store, SchemaName schema, PayloadCodec codec, KindRegistry kinds, SchemaGuard schemaGuard,
               List<CronEnqueuer.Schedule> schedules, Duration historyRetention, Duration deadJobRetention,
               JobObserver observer, List<RateLimit> rateLimits, SignalSender signals) {
+
+    /**
+     * The job a slot of a stored schedule enqueues: its payload and options with the kind's defaults as
+     * this node declares them, as an enqueue of the same kind from this node would get.
+     */
+    InsertRow storedScheduleRow(ScheduleQueries.Stored s) {
+        JobOptions.Builder options = JobOptions.builder();
+        if (s.queue() != null) {
+            options.queue(s.queue());
+        }
+        if (s.priority() != null) {
+            options.priority(s.priority());
+        }
+        if (s.maxAttempts() != null) {
+            options.maxAttempts(s.maxAttempts());
+        }
+        return kinds.row(NewJob.of(s.kind(), codec.readTree(s.payloadJson()), options.build()));
+    }
 }

@@ -80,7 +80,7 @@ final class WorkerServices {
                 WorkerConfig.LISTENER_LIVENESS_INTERVAL, wiring.store().networkTimeout()) : null;
         if (config.maintenance()) {
             this.maintainer = new Maintainer(wiring.store(), config.maintenanceInterval(), wiring.historyRetention(),
-                    wiring.deadJobRetention(), new CronEnqueuer(wiring.store(), wiring.schedules()), wiring.observer());
+                    wiring.deadJobRetention(), new CronEnqueuer(wiring.store(), wiring.schedules(), wiring::storedScheduleRow), wiring.observer());
             this.elector = new LeaderElector(wiring.store(), "maintainer", workerId, config.leaderLease(),
                     new LeaderElector.Listener() {
                         @Override

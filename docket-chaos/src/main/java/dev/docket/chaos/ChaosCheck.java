@@ -35,6 +35,8 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
     private static final String S = ChaosHarness.SCHEMA;
     /** The metadata tag that ties the last batch's jobs to their callback (one value per enqueued batch). */
     static final String BATCH_TAG = "chaos.batch";
+    /** The name of the schedule the harness stores at run time, beside the code-declared {@code tick}. */
+    static final String RUNTIME_SCHEDULE = "runtime-tick";
 
     /** The re-claim bound: a lease, one maintenance interval (the rescuer's), and 2 s for a producer to claim. */
     Duration bound() {
@@ -189,6 +191,7 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
             r.figure("cron ticks completed, duplicate slots", rs.getLong(1) + ", " + rs.getLong(2),
                     rs.getLong(1) > 0 && rs.getLong(2) == 0);
         }
+        runtimeSchedule(st, r);
         if (outage != null) {
             try (PreparedStatement ps = st.getConnection().prepareStatement("SELECT count(*) FROM " + S
                     + ".job_history WHERE kind = 'tick' AND attempted_at > ?")) {
@@ -199,6 +202,29 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
                             rs.getLong(1) > 0);
                 }
             }
+        }
+    }
+
+    /**
+     * The schedule stored at run time (every second, like the code-declared tick): one job per slot, and no slot
+     * missed between its first and its last, wherever the job is now, however often the leader was killed.
+     */
+    private void runtimeSchedule(Statement st, ChaosReport r) throws SQLException {
+        String slots = ("SELECT split_part(unique_key, ':', 3)::bigint AS slot FROM %1$s.jobs WHERE unique_key LIKE '%2$s'"
+                + " UNION ALL SELECT split_part(unique_key, ':', 3)::bigint FROM %1$s.job_history WHERE unique_key LIKE '%2$s'"
+                + " UNION ALL SELECT split_part(unique_key, ':', 3)::bigint FROM %1$s.dead_jobs WHERE unique_key LIKE '%2$s'")
+                .formatted(S, "cron:" + RUNTIME_SCHEDULE + ":%");
+        try (ResultSet rs = st.executeQuery("SELECT count(*), count(*) - count(DISTINCT slot), "
+                + "coalesce(max(slot) - min(slot) + 1 - count(DISTINCT slot), 0) FROM (" + slots + ") s")) {
+            rs.next();
+            r.figure("runtime schedule: slots enqueued, duplicate slots", rs.getLong(1) + ", " + rs.getLong(2),
+                    rs.getLong(1) > 0 && rs.getLong(2) == 0);
+            r.figure("runtime schedule: slots missed between the first and the last", Long.toString(rs.getLong(3)),
+                    rs.getLong(3) == 0);
+        }
+        if (options.scenario() == ChaosOptions.Scenario.CLASSIC) {
+            r.figure("runtime schedule: maintenance leaders killed", Integer.toString(fleet.leadersKilled()),
+                    fleet.leadersKilled() >= 2);
         }
     }
 

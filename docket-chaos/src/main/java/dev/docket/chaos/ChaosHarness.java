@@ -8,6 +8,7 @@ import dev.docket.Docket;
 import dev.docket.Enqueued;
 import dev.docket.JobOptions;
 import dev.docket.NewJob;
+import dev.docket.ScheduleDefinition;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -76,6 +77,10 @@ public final class ChaosHarness {
             try (Docket docket = Docket.builder(producer).schema(SCHEMA).build()) {
                 docket.migrate();
                 createTables(harness);
+                // Beside the code-declared tick, one stored at run time: the same leader enqueues both, once per slot.
+                docket.admin().createSchedule(ScheduleDefinition.of(ChaosCheck.RUNTIME_SCHEDULE, "* * * * * *", "tick")
+                        .withPayloadJson("{\"n\": 0, \"workMs\": 0, \"failFirst\": false, \"slowHost\": 0, \"slowMs\": 0}"),
+                        "chaos harness");
                 fleet = new WorkerFleet(o, database, harness, runDir);
                 cut = network == null ? null : new HostCut(o, network, fleet, harness);
                 if (cut != null) {
@@ -172,6 +177,15 @@ public final class ChaosHarness {
             // And jobs that wait for signals the loop below sends, and timers.
             int waiters = (int) ((long) o.jobs() * o.signalShare() / 100 / batches);
             batch.addAll(signals.jobs(waiters, waiters == 0 ? 0 : Math.max(1, waiters / 4)));
+            if (o.scenario() == ChaosOptions.Scenario.CLASSIC && (b == batches / 4 || b == batches * 3 / 5)) {
+                // Twice in a classic run, the maintenance leader itself: its slots must pass to the next one. No
+                // leader may hold the lease just now (an election after a random kill): wait for one, a while.
+                long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!fleet.killLeader() && System.nanoTime() < giveUp) {
+                    fleet.replaceCrashed();
+                    TimeUnit.MILLISECONDS.sleep(50);
+                }
+            }
             if (b == batches / 3) {
                 for (int i = 0; i < o.poison(); i++) {
                     batch.add(NewJob.of("poison", ChaosWorker.Work.of(-i, 0, false),

@@ -54,6 +54,18 @@ final class Sql {
         }
     }
 
+    /** The first column of every row. */
+    static java.util.List<String> strings(DataSource dataSource, String sql) throws SQLException {
+        java.util.List<String> values = new java.util.ArrayList<>();
+        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                values.add(rs.getString(1));
+            }
+        }
+        return values;
+    }
+
     static void execute(DataSource dataSource, String sql) throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
             st.execute(sql);

@@ -38,6 +38,7 @@ final class WorkerFleet {
     private int sparedHost = -1;
     private String resumedZombie;
     private long zombieSparedUntil;
+    private int leadersKilled;
 
     WorkerFleet(ChaosOptions options, ChaosDatabase database, DataSource harness, Path runDir) {
         this.o = options;
@@ -121,7 +122,30 @@ final class WorkerFleet {
         if (alive.isEmpty()) {
             return;
         }
-        String victim = busyOne(alive);
+        kill(busyOne(alive), "");
+    }
+
+    /**
+     * Kills the maintenance leader, whatever it holds: the run-time schedule's slots must then be enqueued by the
+     * next leader, once each. Returns false when no live worker holds the lease now (an election in progress).
+     */
+    boolean killLeader() throws Exception {
+        List<String> leader = Sql.retrying(() -> Sql.strings(harness, "SELECT leader_id FROM " + ChaosHarness.SCHEMA
+                + ".leaders WHERE role = 'maintainer' AND expires_at > now()"));
+        if (leader.isEmpty() || !workers.containsKey(leader.getFirst()) || !workers.get(leader.getFirst()).isAlive()) {
+            return false;
+        }
+        kill(leader.getFirst(), " (the maintenance leader)");
+        leadersKilled++;
+        return true;
+    }
+
+    /** How many maintenance leaders {@link #killLeader} killed. */
+    int leadersKilled() {
+        return leadersKilled;
+    }
+
+    private void kill(String victim, String note) throws Exception {
         // The database clock just before the signal: the measured time to re-claim can only be longer than the true one.
         Instant at = Sql.retrying(() -> Sql.now(harness));
         Process p = workers.remove(victim);
@@ -130,7 +154,7 @@ final class WorkerFleet {
         explain(victim, "killed");
         Map<Long, Integer> held = Sql.retrying(() -> heldBy(List.of(victim)));
         losses.add(new Loss("SIGKILL " + victim, at, held));
-        System.out.printf(Locale.ROOT, "chaos: SIGKILL %s holding %d jobs at %s%n", victim, held.size(), at);
+        System.out.printf(Locale.ROOT, "chaos: SIGKILL %s%s holding %d jobs at %s%n", victim, note, held.size(), at);
         start();
     }
 

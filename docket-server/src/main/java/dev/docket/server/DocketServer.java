@@ -17,6 +17,7 @@ import dev.docket.server.api.JobsApi;
 import dev.docket.server.api.JsonBodies;
 import dev.docket.server.api.QueuesApi;
 import dev.docket.server.api.RateLimitsApi;
+import dev.docket.server.api.SchedulesApi;
 import dev.docket.server.api.RequestBodyFilter;
 import dev.docket.server.api.SecurityHeaders;
 import dev.docket.server.api.SessionsApi;
@@ -217,6 +218,7 @@ public final class DocketServer implements AutoCloseable {
         new DlqRepairApi(docket.admin(), bodies).register(app);
         new QueuesApi(docket.admin(), bodies).register(app);
         new RateLimitsApi(docket.admin(), bodies).register(app);
+        new SchedulesApi(docket.admin(), bodies).register(app);
         new DoctorApi(docket.admin()).register(app);
         new SlosApi(docket.admin(), bodies).register(app);
         new WorkflowsApi(docket, bodies).register(app);

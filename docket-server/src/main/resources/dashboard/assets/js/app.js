@@ -1,4 +1,4 @@
-// Boot and routing: hash routes (ROUTES below: #/overview, #/jobs, #/jobs/ID, #/dlq, #/workers, #/doctor,
+// Boot and routing: hash routes (ROUTES below: #/overview, #/jobs, #/jobs/ID, #/dlq, #/workers, #/schedules, #/doctor,
 // #/databases, #/workflows/ID), one view at a time.
 // A view is a function (main, route, session) that renders into main and may return a cleanup
 // function, called before the next view renders (to stop its timers).
@@ -11,6 +11,7 @@ import { renderJobs, renderJob } from './jobs.js';
 import { renderDeadLetters } from './dlq.js';
 import { renderDoctor } from './doctor.js';
 import { renderWorkers } from './workers.js';
+import { renderSchedules } from './schedules.js';
 import { renderWorkflow } from './workflows.js';
 import { renderDatabases } from './databases.js';
 
@@ -60,6 +61,7 @@ export const ROUTES = [
   { pattern: 'jobs/:id', nav: 'jobs', view: renderJob },
   { pattern: 'dlq', nav: 'dlq', view: renderDeadLetters },
   { pattern: 'workers', nav: 'workers', view: renderWorkers },
+  { pattern: 'schedules', nav: 'schedules', view: renderSchedules },
   { pattern: 'doctor', nav: 'doctor', view: renderDoctor },
   { pattern: 'databases', nav: 'databases', view: renderDatabases },
   // Reached from a step's job page (its workflow tag) or by id; the narrow top bar has no room for a link.

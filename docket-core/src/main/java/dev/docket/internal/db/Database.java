@@ -33,6 +33,7 @@ public final class Database {
     private final ExplainQueries explain;
     private final SequenceQueries sequences;
     private final RateLimitQueries rateLimits;
+    private final ScheduleQueries schedules;
     private final DependencyQueries dependencies;
     private final WorkflowQueries workflows;
     private final SignalQueries signals;
@@ -57,7 +58,8 @@ public final class Database {
         this.deadJobRepairs = new DeadJobRepairQueries(jdbc, sql);
         this.queues = new QueueQueries(jdbc, sql);
         this.leaders = new LeaderQueries(jdbc, sql);
-        this.cronSlots = new CronSlotQueries(jdbc, sql, jobInserts, queues);
+        this.schedules = new ScheduleQueries(jdbc, sql);
+        this.cronSlots = new CronSlotQueries(jdbc, sql, jobInserts, queues, schedules);
         this.stats = new StatsQueries(jdbc, sql);
         this.schema = new SchemaQueries(jdbc, sql);
         this.workers = new WorkerQueries(jdbc, sql, json);
@@ -212,6 +214,12 @@ public final class Database {
         return sequences;
     }
 
+    /** Periodic jobs stored at run time, the code-declared ones shown beside them, and their last runs. */
+    public ScheduleQueries schedules() {
+        return schedules;
+    }
+
+    /** Rate limits and their windows. */
     public RateLimitQueries rateLimits() {
         return rateLimits;
     }

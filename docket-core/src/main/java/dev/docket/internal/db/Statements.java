@@ -29,7 +29,7 @@ final class Statements {
             Map.entry("slo", "slo"), Map.entry("doctor", "doctor"), Map.entry("explain", "explain"),
             Map.entry("sequence", "sequence"),
             Map.entry("rate_limit", "rateLimit"), Map.entry("dependency", "dependency"), Map.entry("workflow", "workflow"),
-            Map.entry("signal", "signal"));
+            Map.entry("signal", "signal"), Map.entry("schedule", "schedule"));
 
     private static final Pattern HEADER = Pattern.compile("--\\s*(name|fragment):\\s*(\\w+)\\s*");
     private static final Pattern INCLUDE = Pattern.compile("\\{\\{(\\w+)}}");

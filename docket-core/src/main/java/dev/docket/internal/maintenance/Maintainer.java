@@ -46,7 +46,7 @@ public final class Maintainer extends PeriodicService {
     private boolean vacuumRefused;
 
     public Maintainer(Database store, Duration interval, Duration historyRetention, Duration deadJobRetention) {
-        this(store, interval, historyRetention, deadJobRetention, new CronEnqueuer(store, List.of()), JobObserver.NONE);
+        this(store, interval, historyRetention, deadJobRetention, new CronEnqueuer(store, List.of(), CronEnqueuer.StoredJobs.NONE), JobObserver.NONE);
     }
 
     /** @param observer counts the attempts that rescued jobs lost, and the jobs that died of it */

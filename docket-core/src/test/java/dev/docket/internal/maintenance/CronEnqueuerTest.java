@@ -23,7 +23,7 @@ class CronEnqueuerTest extends DocketTest {
 
     private static CronEnqueuer.Schedule schedule(String name, String cron, ZoneId zone) {
         PeriodicJob p = new PeriodicJob(name, cron, zone, "report", null, dev.docket.JobOptions.defaults());
-        return new CronEnqueuer.Schedule(name, CronRules.executionTime(p.cron()), zone, JOB);
+        return new CronEnqueuer.Schedule(name, cron, CronRules.executionTime(p.cron()), zone, JOB);
     }
 
     private static Instant berlin(String localDateTime) {
@@ -76,13 +76,15 @@ class CronEnqueuerTest extends DocketTest {
     void enqueuesEachDueSlotExactlyOnce() throws Exception {
         docket();
         Database store = new Database(dataSource(), new SchemaName(schema), PayloadCodec.defaultMapper());
-        CronEnqueuer cron = new CronEnqueuer(store, List.of(schedule("minutely", "* * * * *", ZoneId.of("UTC"))));
+        CronEnqueuer cron = new CronEnqueuer(store, List.of(schedule("minutely", "* * * * *", ZoneId.of("UTC"))),
+                CronEnqueuer.StoredJobs.NONE);
         Instant t0 = Instant.parse("2026-11-25T10:00:30Z");
         assertThat(cron.runOnce(t0)).as("first sight only records the start").isZero();
         assertThat(cron.runOnce(t0.plusSeconds(20))).isZero();
         assertThat(cron.runOnce(t0.plusSeconds(40))).as("10:01 is due").isEqualTo(1);
         assertThat(cron.runOnce(t0.plusSeconds(45))).as("not twice").isZero();
-        CronEnqueuer other = new CronEnqueuer(store, List.of(schedule("minutely", "* * * * *", ZoneId.of("UTC"))));
+        CronEnqueuer other = new CronEnqueuer(store, List.of(schedule("minutely", "* * * * *", ZoneId.of("UTC"))),
+                CronEnqueuer.StoredJobs.NONE);
         assertThat(other.runOnce(t0.plusSeconds(50))).as("another leader does not repeat it").isZero();
         assertThat(other.runOnce(t0.plusSeconds(40 + 180))).as("10:02, 10:03, 10:04 caught up").isEqualTo(3);
         assertThat(queryLong("SELECT count(*) FROM {s}.jobs WHERE kind = 'report'")).isEqualTo(4);

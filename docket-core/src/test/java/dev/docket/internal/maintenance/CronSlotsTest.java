@@ -16,7 +16,7 @@ class CronSlotsTest {
 
     private static CronEnqueuer.Schedule every(String cron, String zone) {
         CronType type = cron.split(" ").length == 6 ? CronType.SPRING53 : CronType.UNIX;
-        return new CronEnqueuer.Schedule("s", ExecutionTime.forCron(new CronParser(
+        return new CronEnqueuer.Schedule("s", cron, ExecutionTime.forCron(new CronParser(
                 CronDefinitionBuilder.instanceDefinitionFor(type)).parse(cron)), ZoneId.of(zone), null);
     }
 
@@ -52,10 +52,20 @@ class CronSlotsTest {
         assertThat(CronEnqueuer.dueSlots(everySecond, at("2026-01-01T10:00:51Z"), now)).hasSize(9);
     }
 
+    /** A stored schedule whose catch-up is LATEST enqueues the newest missed slot only. */
     @Test
-    void anEnqueuerWithoutSchedulesIsEmpty() {
-        assertThat(new CronEnqueuer(null, List.of()).isEmpty()).isTrue();
-        assertThat(new CronEnqueuer(null, List.of(every("* * * * *", "UTC"))).isEmpty()).isFalse();
+    void latestCatchUpTakesOnlyTheMostRecentMissedSlot() {
+        CronEnqueuer.Schedule minutely = every("* * * * *", "UTC");
+        ZoneId utc = ZoneId.of("UTC");
+
+        assertThat(CronEnqueuer.latestSlot(minutely.times(), utc, at("2026-01-01T10:00:00Z"), at("2026-01-01T10:05:30Z")))
+                .containsExactly(at("2026-01-01T10:05:00Z"));
+        assertThat(CronEnqueuer.latestSlot(minutely.times(), utc, at("2026-01-01T10:00:00Z"), at("2026-01-01T10:05:00Z")))
+                .as("a slot exactly at now is due").containsExactly(at("2026-01-01T10:05:00Z"));
+        assertThat(CronEnqueuer.latestSlot(minutely.times(), utc, at("2026-01-01T10:00:00Z"), at("2026-01-01T10:00:59Z")))
+                .as("nothing due yet").isEmpty();
+        assertThat(CronEnqueuer.latestSlot(minutely.times(), utc, at("2026-01-01T10:00:30Z"), at("2026-01-01T10:01:10Z")))
+                .containsExactly(at("2026-01-01T10:01:00Z"));
     }
 
     @Test

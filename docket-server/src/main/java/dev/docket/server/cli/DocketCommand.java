@@ -24,8 +24,8 @@ import picocli.CommandLine.IVersionProvider;
         description = "A background-job queue that lives in PostgreSQL: demo, server, workers and operations.",
         subcommands = {DemoCommand.class, ServeCommand.class, WorkerCommand.class, MigrateCommand.class, QueueCommand.class,
                 EnqueueCommand.class, JobCommand.class, StatsCommand.class, WorkersCommand.class, DlqCommand.class,
-                DoctorCommand.class, SloCommand.class, RateLimitCommand.class, BenchCommand.class, WorkflowCommand.class,
-                HelpCommand.class},
+                DoctorCommand.class, SloCommand.class, RateLimitCommand.class, ScheduleCommand.class, BenchCommand.class,
+                WorkflowCommand.class, HelpCommand.class},
         footerHeading = "%nExamples:%n",
         footer = {
                 "  docket demo",
@@ -33,6 +33,7 @@ import picocli.CommandLine.IVersionProvider;
                 "  docket serve --host 0.0.0.0 --tokens-file /etc/docket/tokens",
                 "  docket worker --queue default=16 --queue email=4",
                 "  docket enqueue --kind send_email --payload '{\"to\":\"ada@example.com\"}'",
+                "  docket schedule create nightly --cron '0 3 * * *' --zone Europe/Berlin --kind report",
                 "  docket doctor",
                 "  docket bench --short",
                 "",

@@ -983,7 +983,7 @@ class DashboardBrowserTest {
                 driver.findElement(By.id("logout")).click();
                 wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
             }
-            assertThat(checked).as("the router's routes, at both widths").hasSize(18);
+            assertThat(checked).as("the router's routes, at both widths").hasSize(20);
         } finally {
             driver.manage().window().setSize(before);
             docket.admin().removeRateLimit(RateLimit.Scope.KIND, "send_email");
