@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -182,6 +183,54 @@ class DebounceTest extends DocketTest {
                 + "attempt = 0, locked_by = NULL, lease_until = NULL WHERE id = " + first);
         assertThat(enqueue(docket, "sync", 4, options)).isEqualTo(new Enqueued(next.id(), false));
         assertThat(JSON.readTree(docket.job(first).orElseThrow().payload()).get("n").asInt()).isEqualTo(1);
+    }
+
+    /**
+     * A debounced enqueue racing the claim of its key's due job, released together, many rounds: the enqueue
+     * either reached the job first (it reports the job's id, the job moved a window ahead with the new payload,
+     * and the claim found nothing) or the claim did (the job runs with its old payload and the enqueue made the
+     * next job). Never an enqueue reported absorbed into a job that then ran without it.
+     */
+    @Test
+    @Timeout(120)
+    void anEnqueueRacingTheClaimOfItsJobIsAbsorbedBeforeOrMakesTheNextJob() throws Exception {
+        Docket docket = docket();
+        Database store = store();
+        JobOptions options = JobOptions.builder().queue("race").debounce("k", Duration.ofHours(1)).build();
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 100; round++) {
+                long first = enqueue(docket, "sync", 1, options).id();
+                assertThat(docket.admin().runNow(first, "test").edited()).isTrue();
+                CyclicBarrier start = new CyclicBarrier(2);
+                Future<List<ClaimedJob>> claim = threads.submit(() -> {
+                    start.await();
+                    return store.claims().claim("race", 1, Duration.ofMinutes(1), Map.of(), "worker-race");
+                });
+                Future<Enqueued> enqueue = threads.submit(() -> {
+                    start.await();
+                    return enqueue(docket, "sync", 2, options);
+                });
+                Enqueued second = enqueue.get();
+                List<ClaimedJob> claimed = claim.get();
+                if (second.id() == first) {
+                    assertThat(second.inserted()).isFalse();
+                    assertThat(claimed).as("round %d: absorbed, so moved a window ahead before the claim", round).isEmpty();
+                    JobInfo job = docket.job(first).orElseThrow();
+                    assertThat(job.state()).isEqualTo(JobState.SCHEDULED);
+                    assertThat(JSON.readTree(job.payload()).get("n").asInt()).isEqualTo(2);
+                } else {
+                    assertThat(second.inserted()).as("round %d: a new job", round).isTrue();
+                    assertThat(claimed).as("round %d: the claim took the first job", round).extracting(ClaimedJob::id)
+                            .containsExactly(first);
+                    assertThat(JSON.readTree(claimed.getFirst().payload()).get("n").asInt()).isEqualTo(1);
+                    assertThat(docket.job(second.id()).orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
+                }
+                db.execute("DELETE FROM " + schema + ".jobs");
+            }
+        } finally {
+            threads.shutdownNow();
+        }
     }
 
     /** One enqueueAll with the same key twice: one job, the later payload. */
