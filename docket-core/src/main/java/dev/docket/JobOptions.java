@@ -528,7 +528,7 @@ public final class JobOptions {
          * moves its run time to {@code window} from then, by the database's clock), with the last enqueue's
          * payload (and payload version; its metadata tags are merged over the job's); its queue, priority,
          * max attempts and tenant are the first enqueue's. A steady stream of enqueues cannot hold it back
-         * for ever: it runs at the latest {@link #DEFAULT_DEBOUNCE_MAX_WAIT_WINDOWS} windows after the first
+         * for ever: it runs at the latest {@link JobOptions#DEFAULT_DEBOUNCE_MAX_WAIT_WINDOWS} windows after the first
          * enqueue (see {@link #debounce(String, Duration, Duration)} to choose). The enqueue that collapses
          * into an existing job returns that job's id with {@link Enqueued#inserted()} {@code false}.
          *
