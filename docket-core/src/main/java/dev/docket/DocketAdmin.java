@@ -14,6 +14,9 @@ import dev.docket.internal.rules.ScheduleRules;
 import dev.docket.internal.schedule.ScheduleChanges;
 import dev.docket.internal.rules.TextRules;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -257,6 +260,88 @@ public final class DocketAdmin {
     public DeadJobRepair repairDeadGroup(DeadJobQuery group, String mergePatch, String repairedBy, int max,
                                          boolean dryRun) {
         return repairs.patch(group, mergePatch, repairedBy, max, dryRun);
+    }
+
+    /** The longest {@code by} of {@link #editJob} and {@link #runNow}, in characters. */
+    public static final int MAX_EDITED_BY = 200;
+
+    /**
+     * Changes a job that has not started: its payload, run time, priority or queue, as {@code edit} says,
+     * each checked by the rules of an enqueue (the payload as for {@link #repairDead}: JSON text within
+     * {@code maxPayloadBytes}, no field name twice in one object, no NUL or unpaired surrogate). The edit is
+     * one conditional statement on the job's state, so it is applied whole or not at all: a job that a worker
+     * claims while the edit is being saved keeps its old values and the edit is refused
+     * ({@link JobEditResult.Outcome#NOT_EDITABLE}); a job that the edit reached first runs with the new values.
+     * A scheduled or ready job may be edited (one waiting out a retry's backoff too; its attempts and errors
+     * are kept). A waiting job (for a signal, its dependencies or its sequence) may have its payload and
+     * priority changed, but not its run time or queue, which its wait decides: such an edit is refused. A
+     * job moved to a run time that has come is ready at once (its queue's workers woken). The unique key,
+     * kind, tenant and attempts never change. Each applied edit is recorded in the job's metadata under
+     * {@code docket.edits}, as {@code {"at", "by", "changed"}} ({@code changed}: the names of the fields
+     * changed; never the payload), the last 20 kept, and stays with the job in the history and dead-letter table.
+     *
+     * @param by who edits it, for the record: 1 to {@value #MAX_EDITED_BY} printable characters
+     * @throws IllegalArgumentException for a payload or {@code by} that breaks these rules
+     */
+    public JobEditResult editJob(long id, JobEdit edit, String by) {
+        Objects.requireNonNull(edit, "edit");
+        checkBy(by);
+        String payload = edit.payloadJson() == null ? null
+                : wiring.codec().toJson(PayloadJson.parse(edit.payloadJson(), "payload"));
+        List<String> changed = new ArrayList<>(4);
+        if (payload != null) {
+            changed.add("payload");
+        }
+        if (edit.runAt() != null || edit.isRunNow()) {
+            changed.add(edit.isRunNow() ? "runNow" : "runAt");
+        }
+        if (edit.priority() != null) {
+            changed.add("priority");
+        }
+        if (edit.queue() != null) {
+            changed.add("queue");
+        }
+        String changedJson = wiring.codec().toJson(changed);
+        Long runAtMicros = edit.runAt() == null ? null
+                : ChronoUnit.MICROS.between(Instant.EPOCH, edit.runAt());
+        return call("editing job " + id, () -> {
+            Optional<JobState> after = store.jobs().edit(id, payload, edit.priority(), edit.queue(), edit.isRunNow(),
+                    runAtMicros, by, changedJson);
+            if (after.isPresent()) {
+                return new JobEditResult(id, JobEditResult.Outcome.EDITED, after.get(), null);
+            }
+            Optional<JobInfo> now = store.jobs().find(id);
+            if (now.isEmpty()) {
+                return new JobEditResult(id, JobEditResult.Outcome.NO_SUCH_JOB, null, null);
+            }
+            JobState state = now.get().state();
+            String why = switch (state) {
+                case RUNNING -> "job " + id + " has started (running attempt " + now.get().attempt()
+                        + "): only a job that has not started can be edited; nothing was changed";
+                case WAITING -> "job " + id + " is waiting (for a signal, its dependencies or its sequence), which "
+                        + "decides when it runs: only its payload and priority can be edited; nothing was changed";
+                case SCHEDULED, READY -> "job " + id + " changed while the edit was saved; nothing was changed, try again";
+                default -> "job " + id + " has finished (" + state.name().toLowerCase(Locale.ROOT)
+                        + "): only a job that has not started can be edited; nothing was changed";
+            };
+            return new JobEditResult(id, JobEditResult.Outcome.NOT_EDITABLE, state, why);
+        });
+    }
+
+    /**
+     * Makes a job that has not started due now, by the database's clock: {@link #editJob} with
+     * {@link JobEdit#runNow()}, recorded the same way. A ready job keeps its place in its queue; a waiting
+     * job is refused (its wait decides when it runs).
+     */
+    public JobEditResult runNow(long id, String by) {
+        return editJob(id, JobEdit.runNow(), by);
+    }
+
+    private static void checkBy(String by) {
+        if (by == null || by.isBlank() || by.length() > MAX_EDITED_BY || !TextRules.isName(by)) {
+            throw new IllegalArgumentException("by must be 1 to " + MAX_EDITED_BY + " printable characters, was "
+                    + TextRules.describe(by));
+        }
     }
 
     /**

@@ -105,6 +105,13 @@ public record JobExplanation(long jobId, JobState state, String queue, String ki
          * {@code signal}, {@code since}, and for a wait with a timeout {@code deadline} and {@code onTimeout}
          * ({@code run}, {@code fail} or {@code cancel}).
          */
-        WAITING_FOR_SIGNAL
+        WAITING_FOR_SIGNAL,
+        /**
+         * Debounced ({@link JobOptions.Builder#debounce}) and not yet due: another enqueue of its kind with its key
+         * absorbs into it and moves its run time on, never past its deadline; facts: {@code debounceKey},
+         * {@code runAt}, {@code deadline} (the latest it runs however many enqueues follow), {@code enqueues}
+         * (how many it absorbed, its first included).
+         */
+        DEBOUNCED
     }
 }

@@ -56,6 +56,9 @@ public final class JobOptions {
     /** Signal names ({@link Builder#awaitSignal}, {@link Docket#signal}): 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -}. */
     public static final Pattern SIGNAL_NAME = JobOptionRules.SIGNAL_NAME;
 
+    /** The maximum wait of {@link Builder#debounce(String, Duration)}, in windows: 10. */
+    public static final int DEFAULT_DEBOUNCE_MAX_WAIT_WINDOWS = 10;
+
     private static final JobOptions DEFAULTS = builder().build();
 
     /** A private copy of the builder that made these options, never changed after. */
@@ -210,6 +213,24 @@ public final class JobOptions {
         return values.onSignalTimeout;
     }
 
+    /** The debounce key ({@link Builder#debounce}), or {@code null} for a job that is not debounced (the default). */
+    public String debounceKey() {
+        return values.debounceKey;
+    }
+
+    /** How long after the last enqueue of its {@link #debounceKey()} the job runs, or {@code null} without debounce. */
+    public Duration debounceWindow() {
+        return values.debounceWindow;
+    }
+
+    /**
+     * The longest a debounced job waits after its first enqueue, however often it is enqueued again, or
+     * {@code null} without debounce.
+     */
+    public Duration debounceMaxWait() {
+        return values.debounceMaxWait;
+    }
+
     /** How long after its dependencies complete the job runs ({@link Builder#delayAfterDependencies}), or {@code null}. */
     public Duration delayAfterDependencies() {
         return values.delayAfterDependencies;
@@ -231,7 +252,7 @@ public final class JobOptions {
         return Arrays.asList(v.queue, v.priority, v.runAt, v.delay, v.maxAttempts, v.uniqueKey,
                 v.tenant, v.payloadVersion, v.uniqueFor, v.metadata, v.sequenceKey, v.haltSequenceOnDeath,
                 LongBuffer.wrap(v.dependsOn), v.dependencyMode, v.awaitSignal, v.signalTimeout, v.onSignalTimeout,
-                v.delayAfterDependencies);
+                v.delayAfterDependencies, v.debounceKey, v.debounceWindow, v.debounceMaxWait);
     }
 
     @Override
@@ -245,6 +266,7 @@ public final class JobOptions {
                 + (v.delayAfterDependencies == null ? "" : ", delayAfterDependencies=" + v.delayAfterDependencies)
                 + (v.awaitSignal == null ? "" : ", awaitSignal=" + v.awaitSignal
                         + (v.signalTimeout == null ? "" : " (" + v.signalTimeout + ", then " + v.onSignalTimeout + ")"))
+                + (v.debounceKey == null ? "" : ", debounce=" + v.debounceWindow + " (at most " + v.debounceMaxWait + ")")
                 + "]";
     }
 
@@ -269,6 +291,9 @@ public final class JobOptions {
         private Duration signalTimeout;
         private SignalTimeout onSignalTimeout;
         private Duration delayAfterDependencies;
+        private String debounceKey;
+        private Duration debounceWindow;
+        private Duration debounceMaxWait;
 
         private Builder() {
         }
@@ -293,6 +318,9 @@ public final class JobOptions {
             signalTimeout = from.signalTimeout;
             onSignalTimeout = from.onSignalTimeout;
             delayAfterDependencies = from.delayAfterDependencies;
+            debounceKey = from.debounceKey;
+            debounceWindow = from.debounceWindow;
+            debounceMaxWait = from.debounceMaxWait;
         }
 
         /** The queue, default {@code "default"}: 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -}. */
@@ -494,6 +522,49 @@ public final class JobOptions {
             return this;
         }
 
+        /**
+         * Debounces the job: enqueues of the same kind with the same {@code key} collapse into one job while it
+         * has not started. The job runs once {@code window} has passed since the last of them (each enqueue
+         * moves its run time to {@code window} from then, by the database's clock), with the last enqueue's
+         * payload (and payload version; its metadata tags are merged over the job's); its queue, priority,
+         * max attempts and tenant are the first enqueue's. A steady stream of enqueues cannot hold it back
+         * for ever: it runs at the latest {@link JobOptions#DEFAULT_DEBOUNCE_MAX_WAIT_WINDOWS} windows after the first
+         * enqueue (see {@link #debounce(String, Duration, Duration)} to choose). The enqueue that collapses
+         * into an existing job returns that job's id with {@link Enqueued#inserted()} {@code false}.
+         *
+         * <p>Safe across transactions and processes: the collapse is one {@code INSERT ... ON CONFLICT} on a
+         * unique index over (kind, key) of jobs not yet started, so concurrent enqueues make one job, and each
+         * waits for the transaction that holds the job before it updates it (an enqueue in an open transaction
+         * holds the key until that transaction ends). Once the job is claimed it no longer collapses anything:
+         * an enqueue during or after its run makes the next job. A debounced job cannot also have a
+         * {@link #uniqueKey}, a {@link #sequenceKey}, {@link #dependsOn} jobs, a signal to wait for, or a
+         * {@link #runAt}/{@link #delay} (the window is its run time): {@link #build()} refuses them. The SQL
+         * function {@code enqueue()} does not debounce.
+         *
+         * @param key    1 to 512 characters of valid Unicode without NUL
+         * @param window from 1 ms to 366 days
+         */
+        public Builder debounce(String key, Duration window) {
+            Duration checked = JobOptionRules.checkDebounceWindow(window);
+            return debounce(key, checked,
+                    JobOptionRules.defaultDebounceMaxWait(checked, DEFAULT_DEBOUNCE_MAX_WAIT_WINDOWS));
+        }
+
+        /**
+         * As {@link #debounce(String, Duration)}, with the longest the job may wait after its first enqueue:
+         * however many enqueues follow, it runs no later than {@code maxWait} after the first.
+         *
+         * @param maxWait from {@code window} to 3660 days
+         */
+        public Builder debounce(String key, Duration window, Duration maxWait) {
+            String checkedKey = JobOptionRules.checkDebounceKey(key);
+            Duration checkedWindow = JobOptionRules.checkDebounceWindow(window);
+            this.debounceMaxWait = JobOptionRules.checkDebounceMaxWait(maxWait, checkedWindow);
+            this.debounceKey = checkedKey;
+            this.debounceWindow = checkedWindow;
+            return this;
+        }
+
         public JobOptions build() {
             if (uniqueFor != null && uniqueKey == null) {
                 throw new IllegalArgumentException("uniqueFor needs a uniqueKey");
@@ -506,11 +577,25 @@ public final class JobOptions {
                 // A sequence's jobs behind its head are 'waiting' too: a waiting head would look like one of them.
                 throw new IllegalArgumentException("a job cannot both wait for a signal and be in a sequence (sequenceKey)");
             }
+            if (debounceKey != null) {
+                checkDebounceAlone();
+            }
             if (delayAfterDependencies != null && dependsOn.length == 0) {
                 throw new IllegalArgumentException("delayAfterDependencies needs dependsOn; a job without dependencies "
                         + "takes delay(..) instead");
             }
             return new JobOptions(this);
+        }
+
+        /** A debounced job's run time and identity come from its key: the options that would contradict them. */
+        private void checkDebounceAlone() {
+            String other = uniqueKey != null ? "a uniqueKey" : sequenceKey != null ? "a sequenceKey"
+                    : dependsOn.length > 0 ? "dependsOn" : awaitSignal != null ? "awaitSignal"
+                    : runAt != null ? "runAt" : delay != null ? "delay" : null;
+            if (other != null) {
+                throw new IllegalArgumentException("a debounced job cannot also have " + other
+                        + " (debounce decides when it runs and which enqueues it absorbs)");
+            }
         }
     }
 }

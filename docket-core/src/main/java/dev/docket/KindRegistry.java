@@ -109,7 +109,13 @@ final class KindRegistry {
                 options.uniqueFor() == null ? null : options.uniqueFor().toMillis(),
                 codec.metadataJson(observer.withTraceContext(options.metadata())), options.sequenceKey(),
                 Boolean.TRUE.equals(options.haltSequenceOnDeath()), options.dependsOnIds(),
-                options.dependencyMode().sqlName(), waits(options));
+                options.dependencyMode().sqlName(), waits(options), debounce(options));
+    }
+
+    /** The job's debounce, or null for the common job that is not debounced. */
+    private static InsertRow.Debounce debounce(JobOptions options) {
+        return options.debounceKey() == null ? null : new InsertRow.Debounce(options.debounceKey(),
+                options.debounceWindow().toMillis(), options.debounceMaxWait().toMillis());
     }
 
     /** What the job waits for beyond its dependencies, or null for the common job that waits for nothing. */

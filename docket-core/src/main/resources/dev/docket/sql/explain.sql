@@ -6,7 +6,8 @@
 SELECT id, queue, kind, state, priority, run_at, attempt, max_attempts, tenant, locked_by, lease_until,
        attempted_at, payload_version, metadata::text AS metadata,
        (errors -> -1 ->> 'at')::timestamptz AS last_error_at, now() AS now, sequence_key,
-       waiting_for, dependency_delay_ms, await_signal, await_since, await_deadline, await_on_timeout
+       waiting_for, dependency_delay_ms, await_signal, await_since, await_deadline, await_on_timeout,
+       CASE WHEN attempted_at IS NULL THEN debounce_key END AS debounce_key, debounce_deadline
   FROM {{schema}}.jobs
  WHERE id = ?
 

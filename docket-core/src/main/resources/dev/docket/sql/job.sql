@@ -91,6 +91,32 @@ RETURNING j.id, j.state = 'ready' AS ready
 {{jobInsertOnConflict}}
 {{jobInsertReturning}}
 
+-- name: jobInsertDebounced
+-- A debounced enqueue (JobOptions.Builder.debounce): one statement, so that enqueues of one key from many
+-- transactions at once collapse into one job. The first inserts the job, scheduled a window from now, with
+-- its deadline (now plus the maximum wait); the unique index's speculative insertion makes each later one
+-- wait for the holder's commit and then update it instead: the last payload (and payload version) wins, the
+-- metadata is merged (the last enqueue's tags over the job's, its edits and notes kept), and the run time
+-- moves to a window from now, never past the deadline. A job that was claimed meanwhile has left the index
+-- (attempted_at), so the insertion goes ahead and makes the next job. The enqueue count is kept in the
+-- metadata (docket.debounce) for explain.
+INSERT INTO {{schema}}.jobs AS j
+       (queue, kind, payload, payload_version, priority, state, run_at, max_attempts, tenant, metadata,
+        debounce_key, debounce_deadline)
+SELECT ?, ?, ?::jsonb, ?, ?, 'scheduled', now() + d.wait, ?, ?,
+       ?::jsonb || jsonb_build_object('docket.debounce', jsonb_build_object('key', d.key, 'enqueues', 1)),
+       d.key, now() + d.max_wait
+  FROM (SELECT ?::text AS key, ?::bigint * interval '1 millisecond' AS wait,
+               ?::bigint * interval '1 millisecond' AS max_wait) d
+    ON CONFLICT (kind, debounce_key) WHERE debounce_key IS NOT NULL AND attempted_at IS NULL
+    DO UPDATE SET payload = excluded.payload, payload_version = excluded.payload_version,
+       metadata = j.metadata || (excluded.metadata - 'docket.debounce') || jsonb_build_object('docket.debounce',
+           jsonb_build_object('key', j.debounce_key,
+                              'enqueues', coalesce((j.metadata -> 'docket.debounce' ->> 'enqueues')::bigint, 1) + 1)),
+       run_at = least(excluded.run_at, j.debounce_deadline),
+       state = CASE WHEN least(excluded.run_at, j.debounce_deadline) <= now() THEN 'ready' ELSE 'scheduled' END
+RETURNING j.id, j.xmax = 0 AS inserted, j.state = 'ready' AS ready
+
 -- name: jobReserveIds
 -- Reserves ids for a bulk insert so that each input row is matched to its id by value, not by row order.
 SELECT nextval('{{schema}}.jobs_id_seq') AS id FROM generate_series(1, ?)
@@ -560,6 +586,42 @@ WITH due AS (
     RETURNING queue
 )
 SELECT pg_notify('{{channel}}', queue) FROM due
+
+-- name: jobEdit
+-- An operator's edit of a job that has not started (DocketAdmin.editJob): one conditional UPDATE, so that it
+-- is applied whole or not at all. The condition is the job's state under its row lock: a claim that locked
+-- the row first makes it 'running', and this statement, re-checking the new row version, matches nothing
+-- (the edit is refused, the job keeps its values); an edit that locked it first is skipped by the claim's
+-- SKIP LOCKED until it commits, and the job then runs with the edited values. A waiting job (for a signal,
+-- its dependencies or its sequence) keeps what decides when it runs: only its payload and priority may
+-- change. Run now moves the run time to now (never later: a ready job keeps its place). Each edit is noted in the metadata under "docket.edits" ({"at", "by", "changed"}; never the
+-- payload), the last 20 kept. A job that became ready wakes its queue's workers at the commit.
+WITH p AS (
+    SELECT ?::bigint AS id, ?::jsonb AS payload, ?::smallint AS priority, ?::text AS queue, ?::boolean AS run_now,
+           timestamptz 'epoch' + ?::bigint * interval '1 microsecond' AS run_at,
+           jsonb_build_object('at', now(), 'by', ?::text, 'changed', ?::jsonb) AS note
+), e AS (
+    UPDATE {{schema}}.jobs j
+       SET payload = coalesce(p.payload, j.payload),
+           priority = coalesce(p.priority, j.priority),
+           queue = coalesce(p.queue, j.queue),
+           run_at = CASE WHEN p.run_now THEN least(j.run_at, now()) ELSE coalesce(p.run_at, j.run_at) END,
+           state = CASE WHEN j.state = 'waiting' THEN 'waiting'
+                        WHEN p.run_now OR coalesce(p.run_at, j.run_at) <= now() THEN 'ready'
+                        ELSE 'scheduled' END,
+           metadata = j.metadata || jsonb_build_object('docket.edits',
+               CASE WHEN jsonb_array_length(coalesce(j.metadata -> 'docket.edits', '[]')) >= 20
+                    THEN (j.metadata -> 'docket.edits') - 0
+                    ELSE coalesce(j.metadata -> 'docket.edits', '[]') END
+               || jsonb_build_array(p.note))
+      FROM p
+     WHERE j.id = p.id
+       AND (j.state IN ('scheduled', 'ready')
+            OR (j.state = 'waiting' AND NOT p.run_now AND p.run_at IS NULL AND p.queue IS NULL))
+    RETURNING j.state, j.queue
+)
+SELECT e.state, e.queue FROM e
+  LEFT JOIN LATERAL (SELECT pg_notify('{{channel}}', e.queue) WHERE e.state = 'ready') n ON true
 
 -- name: jobMakeDue
 -- For tests that run jobs on their own thread (Worker.Builder.runJobsDueWithin): the scheduled jobs

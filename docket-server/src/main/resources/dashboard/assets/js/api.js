@@ -56,6 +56,7 @@ export const api = {
   get: (path) => request('GET', path),
   post: (path, body) => request('POST', path, body === undefined ? {} : body),
   put: (path, body) => request('PUT', path, body),
+  patch: (path, body) => request('PATCH', path, body),
   del: (path) => request('DELETE', path),
 };
 
@@ -66,7 +67,7 @@ export async function login(token) {
   return session;
 }
 
-/** The current session {role, seesPayloads, canOperate, csrfToken}, or null when logged out. */
+/** The current session {role, seesPayloads, canOperate, canEnqueue, csrfToken}, or null when logged out. */
 export async function currentSession() {
   try {
     const session = await request('GET', '/api/session', undefined, { login: true });

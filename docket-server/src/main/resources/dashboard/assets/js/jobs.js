@@ -8,6 +8,7 @@ import { pager, confirmBar, flashArea, knownNames, fillDatalist, field } from '.
 import { canRepair, payloadEditor, repairEvents } from './repair.js';
 import { explainLine } from './explain.js';
 import { waitSection, signalsSection, progressSection, logsSection, waitEvents } from './waits.js';
+import { newJobPanel, canEdit, runNowButton, jobEditor, editEvents } from './jobedit.js';
 
 const STATES = ['scheduled', 'ready', 'running', 'waiting', 'completed', 'cancelled', 'dead'];
 const LIVE = new Set(['scheduled', 'ready', 'running', 'waiting']);
@@ -37,8 +38,11 @@ export function renderJobs(main, route, session, ui) {
   state.addEventListener('change', () => form.requestSubmit());
 
   const results = h('div', { id: 'job-results' }, h('p', { class: 'loading', text: 'Loading…' }));
+  const flash = flashArea();
   replace(main,
     h('div', { class: 'page-head' }, h('h1', { text: 'Jobs' })),
+    flash,
+    newJobPanel(session, flash),
     form,
     results);
 
@@ -127,12 +131,18 @@ export function renderJob(main, route, session, ui) {
   function detail(job, payload, output) {
     const actions = h('div', { class: 'actions', id: 'job-actions' });
     const confirmSlot = h('div', { class: 'confirm-slot' });
+    let editSlot = null;
     if (session.canOperate) {
-      if (job.state === 'dead' || job.state === 'scheduled') {
-        actions.append(actionButton(job.state === 'dead' ? 'Retry' : 'Run now',
-          () => act('Retry', '/api/jobs/' + id + '/retry', job.state === 'dead' ? 'Retried.' : 'Made ready.'),
-          { id: 'job-retry', class: 'button primary',
-            title: job.state === 'dead' ? 'Put it back to ready with a fresh attempt budget' : 'Make it ready now' }));
+      if (job.state === 'dead') {
+        actions.append(actionButton('Retry', () => act('Retry', '/api/jobs/' + id + '/retry', 'Retried.'),
+          { id: 'job-retry', class: 'button primary', title: 'Put it back to ready with a fresh attempt budget' }));
+      }
+      const runNow = runNowButton(job, act);
+      if (runNow) actions.append(runNow);
+      if (canEdit(job, session)) {
+        const editor = jobEditor(job, payload, session, flash, load);
+        actions.append(editor.button);
+        editSlot = editor.slot;
       }
       if (job.state === 'dead') {
         actions.append(h('button', {
@@ -166,6 +176,7 @@ export function renderJob(main, route, session, ui) {
             h('a', { href: hashOf('jobs', { queue: job.queue }), text: job.queue }))),
         actions),
       confirmSlot,
+      editSlot,
       explainLine(job.id),
       waitSection(job, session, flash, load),
       progressSection(job),
@@ -252,7 +263,7 @@ function facts(job) {
     // Repairs and signals are the timeline's; every other entry is a tag (text).
     if (key === 'docket.workflow' && /^[1-9][0-9]*$/.test(value)) {
       rows.push(['Workflow', h('a', { href: '#/workflows/' + value, id: 'job-workflow', text: 'workflow ' + value })]);
-    } else if (key !== 'docket.repairs' && key !== 'docket.signals') {
+    } else if (key !== 'docket.repairs' && key !== 'docket.signals' && key !== 'docket.edits') {
       rows.push(['Tag: ' + key, typeof value === 'string' ? value : JSON.stringify(value)]);
     }
   }
@@ -275,6 +286,7 @@ function timeline(job) {
   if (job.attemptedAt) events.push({ at: job.attemptedAt, label: 'Attempt ' + job.attempt + ' claimed' });
   for (const e of job.errors) events.push({ at: e.at, label: 'Attempt ' + e.attempt + ' failed', tone: 'bad' });
   events.push(...repairEvents(job));
+  events.push(...editEvents(job));
   events.push(...waitEvents(job));
   if (job.finishedAt) {
     events.push({

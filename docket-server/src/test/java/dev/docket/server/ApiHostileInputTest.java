@@ -371,7 +371,7 @@ class ApiHostileInputTest extends ServerTest {
         }
         for (Reply r : List.of(send(request("/api/jobs", Role.ADMIN).PUT(HttpRequest.BodyPublishers.ofString("{}")).build()),
                 send(request("/api/jobs/1", Role.ADMIN).DELETE().build()),
-                send(request("/api/jobs/1", Role.ADMIN).method("PATCH", HttpRequest.BodyPublishers.ofString("{}")).build()),
+                send(request("/api/stats", Role.ADMIN).method("PATCH", HttpRequest.BodyPublishers.ofString("{}")).build()),
                 send(request("/api/stats", Role.ADMIN).POST(HttpRequest.BodyPublishers.noBody()).build()))) {
             assertRejected(r, 405);
             assertThat(r.json().get("error").asText()).as(r.text()).isEqualTo("method_not_allowed");

@@ -18,7 +18,8 @@ public record ExplainQueries(Jdbc jdbc, Statements sql) {
                           int maxAttempts, String tenant, String lockedBy, Instant leaseUntil, Instant attemptedAt,
                           int payloadVersion, String metadata, Instant lastErrorAt, Instant now,
                           String sequenceKey, int waitingFor, Long dependencyDelayMillis, String awaitSignal,
-                          Instant awaitSince, Instant awaitDeadline, String awaitOnTimeout) {
+                          Instant awaitSince, Instant awaitDeadline, String awaitOnTimeout, String debounceKey,
+                          Instant debounceDeadline) {
     }
 
     /** A queue's settings (null when it has none) and its running jobs, in all and of one tenant. */
@@ -34,7 +35,8 @@ public record ExplainQueries(Jdbc jdbc, Statements sql) {
                 rs.getInt("payload_version"), rs.getString("metadata"), Jdbc.instant(rs, "last_error_at"),
                 Jdbc.instant(rs, "now"), rs.getString("sequence_key"), rs.getInt("waiting_for"),
                 rs.getObject("dependency_delay_ms", Long.class), rs.getString("await_signal"),
-                Jdbc.instant(rs, "await_since"), Jdbc.instant(rs, "await_deadline"), rs.getString("await_on_timeout")));
+                Jdbc.instant(rs, "await_since"), Jdbc.instant(rs, "await_deadline"), rs.getString("await_on_timeout"),
+                rs.getString("debounce_key"), Jdbc.instant(rs, "debounce_deadline")));
     }
 
     public QueueLoad queue(String queue, String tenant) throws SQLException {

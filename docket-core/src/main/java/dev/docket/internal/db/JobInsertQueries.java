@@ -30,6 +30,10 @@ public record JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
         List<Integer> pending = new ArrayList<>();
         for (int i = 0; i < rows.size(); i++) {
             InsertRow row = rows.get(i);
+            if (row.debounce() != null) {
+                result[i] = insertDebounced(c, row);
+                continue;
+            }
             if (row.uniqueForMillis() != null) {
                 // A key held for a period is taken before the job exists; while it is held, the
                 // holder's id is the answer, even after that job finished.
@@ -82,10 +86,10 @@ public record JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
         return List.of(result);
     }
 
-    /** Whether no row has a unique key: then every row is inserted. */
+    /** Whether no row has a unique key or a debounce key: then every row is inserted. */
     private static boolean unkeyed(List<InsertRow> rows) {
         for (InsertRow row : rows) {
-            if (row.uniqueKey() != null) {
+            if (row.uniqueKey() != null || row.debounce() != null) {
                 return false;
             }
         }
@@ -146,6 +150,24 @@ public record JobInsertQueries(Statements sql, UniqueKeyQueries uniqueKeys) {
                         .int8(r.runAtMicros()).int8(r.delayMillis()).array("text", payloads),
                 rs -> inserted.put(rs.getLong("id"), rs.getBoolean("ready")));
         return inserted;
+    }
+
+    /**
+     * A debounced job (the statement's comment says how enqueues of one key collapse); inserted false when an
+     * earlier enqueue's job, not yet started, took it.
+     */
+    private Inserted insertDebounced(Connection c, InsertRow r) throws SQLException {
+        InsertRow.Debounce d = r.debounce();
+        Inserted[] result = new Inserted[1];
+        Jdbc.each(c, sql.get("jobInsertDebounced"), p -> p
+                        .text(r.queue()).text(r.kind()).text(r.payloadJson()).int4(r.payloadVersion()).int2(r.priority())
+                        .int4(r.maxAttempts()).text(r.tenant()).text(r.metadataJson())
+                        .text(d.key()).int8(d.windowMillis()).int8(d.maxWaitMillis()),
+                rs -> result[0] = new Inserted(rs.getLong("id"), rs.getBoolean("inserted"), rs.getBoolean("ready")));
+        if (result[0] == null) {
+            throw new SQLException("the debounced enqueue of key " + d.key() + " returned no job");
+        }
+        return result[0];
     }
 
     private Long[] reserveIds(Connection c, int count) throws SQLException {

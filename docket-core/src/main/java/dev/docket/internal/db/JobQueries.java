@@ -186,6 +186,17 @@ public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json, SignalQue
         return jdbc.first(sql.get("jobRunNow"), p -> p.int8(id), rs -> true).isPresent();
     }
 
+    /**
+     * Edits a job that has not started, whole or not at all (the statement says how it meets a claim); returns
+     * its state after the edit, or empty when no job with this id was in an editable state. Null values are left
+     * as they are; {@code changedJson} (a JSON array of field names) and {@code by} go to its metadata.
+     */
+    public Optional<JobState> edit(long id, String payloadJson, Integer priority, String queue, boolean runNow,
+                                   Long runAtMicros, String by, String changedJson) throws SQLException {
+        return jdbc.first(sql.get("jobEdit"), p -> p.int8(id).text(payloadJson).int4(priority).text(queue).bool(runNow)
+                .int8(runAtMicros).text(by).text(changedJson), JobQueries::state);
+    }
+
     /** Makes the scheduled jobs of {@code queues} due within {@code horizonMillis} ready now; returns how many. */
     public int makeDue(Collection<String> queues, long horizonMillis) throws SQLException {
         return jdbc.update(sql.get("jobMakeDue"), p -> p.array("text", queues).int8(horizonMillis));

@@ -1,5 +1,8 @@
 package dev.docket.internal.doctor;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.docket.JobExplanation.Code;
 import dev.docket.JobExplanation.Reason;
 import dev.docket.JobExplanation;
@@ -29,6 +32,8 @@ import java.util.Optional;
  * decided here and nowhere else.
  */
 public final class JobExplainer {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Database store;
     private final SequenceReasons sequences;
@@ -131,6 +136,8 @@ public final class JobExplainer {
             reasons.add(new Reason(Code.BACKING_OFF, "Backing off after failed attempt " + job.attempt() + " of "
                     + job.maxAttempts() + ": runs again at " + job.runAt() + ".",
                     facts("attempt", job.attempt(), "runAt", job.runAt())));
+        } else if (job.debounceKey() != null) {
+            reasons.add(debounced(job));
         } else {
             reasons.add(new Reason(Code.SCHEDULED, "Scheduled for " + job.runAt() + ".", facts("runAt", job.runAt())));
         }
@@ -140,6 +147,26 @@ public final class JobExplainer {
             }
         }
         return reasons;
+    }
+
+    /** A debounced job not yet due: when it runs, and what another enqueue of its key would do. */
+    private static Reason debounced(LiveJob job) {
+        String enqueues = debounceEnqueues(job.metadata());
+        Map<String, String> facts = facts("debounceKey", job.debounceKey(), "runAt", job.runAt(),
+                "deadline", job.debounceDeadline(), "enqueues", enqueues);
+        return new Reason(Code.DEBOUNCED, "Debounced on key '" + job.debounceKey() + "' (" + (enqueues == null ? "?" : enqueues)
+                + " enqueues so far): runs at " + job.runAt() + " unless another enqueue of kind " + job.kind()
+                + " with this key moves it on, and at the latest at " + job.debounceDeadline() + ".", facts);
+    }
+
+    /** How many enqueues a debounced job absorbed (its metadata's docket.debounce), or null if unreadable. */
+    private static String debounceEnqueues(String metadataJson) {
+        try {
+            JsonNode count = JSON.readTree(metadataJson).path("docket.debounce").path("enqueues");
+            return count.isIntegralNumber() ? count.asText() : null;
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            return null;
+        }
     }
 
     private List<Reason> ready(LiveJob job, List<WorkerInfo> workers) throws SQLException {

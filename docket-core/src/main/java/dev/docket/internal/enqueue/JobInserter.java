@@ -122,7 +122,8 @@ public final class JobInserter implements AutoCloseable {
             return !rows.getFirst().hasDependencies() && !rows.getFirst().awaitsSignal();
         }
         for (InsertRow row : rows) {
-            if (row.hasDependencies() || row.uniqueKey() != null || row.sequenceKey() != null || row.awaitsSignal()) {
+            if (row.hasDependencies() || row.uniqueKey() != null || row.sequenceKey() != null || row.awaitsSignal()
+                    || row.debounce() != null) {
                 return false;
             }
         }

@@ -37,7 +37,7 @@ public record Migrator(DataSource dataSource, SchemaName schema, Duration lockTi
             "V004__cron.sql", "V005__unique_periods.sql", "V006__dead_job_replays.sql", "V007__text_rules.sql",
             "V008__workers.sql", "V009__dead_job_triage.sql", "V010__sequences.sql", "V011__rate_limits.sql",
             "V012__workflows.sql", "V013__no_vacuum_truncate.sql", "V014__fleet_metrics.sql",
-            "V015__durable_waits.sql", "V016__runtime_schedules.sql");
+            "V015__durable_waits.sql", "V016__runtime_schedules.sql", "V017__debounce.sql");
 
     private static final String LOCK = "SELECT pg_advisory_xact_lock(hashtext(?))";
     private static final String VERSION_TABLE = """

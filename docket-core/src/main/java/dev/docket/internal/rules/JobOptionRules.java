@@ -86,6 +86,45 @@ public final class JobOptionRules {
         return delay;
     }
 
+    /** The longest debounce window: 366 days. */
+    public static final Duration MAX_DEBOUNCE_WINDOW = Duration.ofDays(366);
+    /** The longest debounce maximum wait: 3660 days. */
+    public static final Duration MAX_DEBOUNCE_WAIT = Duration.ofDays(3660);
+
+    /** A debounce key: 1 to 512 characters of text, never null. */
+    public static String checkDebounceKey(String key) {
+        if (key == null) {
+            throw new IllegalArgumentException("debounce key must be 1 to " + MAX_KEY_LENGTH
+                    + " characters without NUL or unpaired surrogates, was null");
+        }
+        return checkKey("debounce key", key);
+    }
+
+    /** A debounce window: from 1 ms to 366 days. */
+    public static Duration checkDebounceWindow(Duration window) {
+        Objects.requireNonNull(window, "window");
+        if (window.isNegative() || window.toNanos() < 1_000_000 || window.compareTo(MAX_DEBOUNCE_WINDOW) > 0) {
+            throw new IllegalArgumentException("debounce window must be from 1ms to 366 days, was " + window);
+        }
+        return window;
+    }
+
+    /** A debounce maximum wait: from the window to 3660 days. */
+    public static Duration checkDebounceMaxWait(Duration maxWait, Duration window) {
+        Objects.requireNonNull(maxWait, "maxWait");
+        if (maxWait.compareTo(window) < 0 || maxWait.compareTo(MAX_DEBOUNCE_WAIT) > 0) {
+            throw new IllegalArgumentException("debounce maxWait must be from the window (" + window
+                    + ") to 3660 days, was " + maxWait);
+        }
+        return maxWait;
+    }
+
+    /** The maximum wait of a debounce that names none: {@code windows} windows, at most 3660 days. */
+    public static Duration defaultDebounceMaxWait(Duration window, int windows) {
+        Duration wait = window.multipliedBy(windows);
+        return wait.compareTo(MAX_DEBOUNCE_WAIT) > 0 ? MAX_DEBOUNCE_WAIT : wait;
+    }
+
     /** A due time from {@code EARLIEST_RUN_AT} to {@code LATEST_RUN_AT}, both included; refused outside, never clamped. */
     public static Instant checkRunAt(Instant runAt) {
         Objects.requireNonNull(runAt, "runAt");

@@ -13,7 +13,10 @@ public enum Access implements RouteRole {
     ENQUEUE,
     /** Retry, cancel, replay: operator or admin. */
     OPERATE,
-    /** Edit dead jobs' payloads: roles that operate and see payloads ({@link Role#canRepair()}). */
+    /**
+     * Edit payloads (dead jobs' repairs, edits of jobs not started): roles that operate and see payloads
+     * ({@link Role#canRepair()}).
+     */
     REPAIR,
     /** Send a signal to a job: producer, operator or admin ({@link Role#canSignal()}). */
     SIGNAL;

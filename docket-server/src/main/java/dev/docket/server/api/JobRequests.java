@@ -24,12 +24,16 @@ public final class JobRequests {
      * {@code delay} exclude each other; durations look like {@code 500ms, 30s, 5m, 2h, 1d} or ISO-8601.
      * {@code strictKinds} (of {@code POST /api/jobs} only) refuses a kind no live worker serves ({@link StrictKinds}).
      * {@code sequenceKey} and {@code haltSequenceOnDeath} are {@link JobOptions.Builder#sequenceKey} and
-     * {@link JobOptions.Builder#haltSequenceOnDeath}.
+     * {@link JobOptions.Builder#haltSequenceOnDeath}. {@code debounce} is {@link JobOptions.Builder#debounce}.
      */
     public record Job(String kind, JsonNode payload, String queue, Integer priority, String runAt, String delay,
                       Integer maxAttempts, String uniqueKey, String uniqueFor, String tenant,
                       Map<String, String> metadata, Boolean strictKinds, String sequenceKey,
-                      Boolean haltSequenceOnDeath) {
+                      Boolean haltSequenceOnDeath, Debounce debounce) {
+    }
+
+    /** A job's debounce: its key and window (required), and its maximum wait (optional: ten windows). */
+    public record Debounce(String key, String window, String maxWait) {
     }
 
     /** The body of {@code POST /api/jobs/batch}; {@code strictKinds} applies to every job. */
@@ -76,6 +80,17 @@ public final class JobRequests {
         ifGiven(options, body.tenant(), JobOptions.Builder::tenant);
         ifGiven(options, body.sequenceKey(), JobOptions.Builder::sequenceKey);
         ifGiven(options, body.haltSequenceOnDeath(), JobOptions.Builder::haltSequenceOnDeath);
+        if (body.debounce() != null) {
+            Debounce d = body.debounce();
+            if (d.key() == null || d.window() == null) {
+                throw ApiException.badRequest("debounce needs a key and a window (and optionally maxWait)");
+            }
+            if (d.maxWait() == null) {
+                options.debounce(d.key(), parseDuration(d.window()));
+            } else {
+                options.debounce(d.key(), parseDuration(d.window()), parseDuration(d.maxWait()));
+            }
+        }
         if (body.metadata() != null) {
             body.metadata().forEach((key, value) -> {
                 if (value == null) {
@@ -93,7 +108,7 @@ public final class JobRequests {
         }
     }
 
-    private static Instant parseInstant(String text) {
+    static Instant parseInstant(String text) {
         try {
             return Instant.parse(text);
         } catch (DateTimeParseException e) {

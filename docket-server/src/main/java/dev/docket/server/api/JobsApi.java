@@ -3,6 +3,8 @@ package dev.docket.server.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.Docket;
 import dev.docket.Enqueued;
+import dev.docket.JobEdit;
+import dev.docket.JobEditResult;
 import dev.docket.JobInfo;
 import dev.docket.JobQuery;
 import dev.docket.JobState;
@@ -14,9 +16,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
- * {@code /api/jobs}: enqueue, look up, list, cancel and retry jobs, and send them signals.
+ * {@code /api/jobs}: enqueue, look up, list, cancel, retry, edit and run now jobs, and send them signals.
  *
  * @param docket enqueues, looks up and changes jobs
  * @param bodies reads request bodies
@@ -34,6 +37,24 @@ public record JobsApi(Docket docket, JsonBodies bodies) {
         app.post("/api/jobs/{id}/cancel", this::cancel, Access.OPERATE);
         app.post("/api/jobs/{id}/retry", this::retry, Access.OPERATE);
         app.post("/api/jobs/{id}/signals", this::signal, Access.SIGNAL);
+        app.patch("/api/jobs/{id}", this::edit, Access.REPAIR);
+        app.post("/api/jobs/{id}/run-now", this::runNow, Access.OPERATE);
+    }
+
+    /**
+     * {@code PATCH /api/jobs/{id}}'s body: what to change (each optional, at least one), and who edits it
+     * (optional). {@code runAt} is an ISO-8601 instant; {@code runNow: true} makes the job due now instead.
+     */
+    record EditRequest(JsonNode payload, String runAt, Boolean runNow, Integer priority, String queue,
+                       String editedBy) {
+    }
+
+    /** {@code POST /api/jobs/{id}/run-now}'s body (optional): who runs it now. */
+    record RunNowRequest(String editedBy) {
+    }
+
+    /** An edited job: its state, queue, run time and priority after the edit, and who edited it. */
+    record Edited(long id, String state, String queue, Instant runAt, int priority, String editedBy) {
     }
 
     /** The longest name a caller may give as {@code sentBy} (the role and channel are added to it). */
@@ -186,6 +207,88 @@ public record JobsApi(Docket docket, JsonBodies bodies) {
         }
         String state = docket.job(id).map(j -> ResponseViews.state(j.state())).orElse("finished");
         ctx.json(new Signaled(id, body.name(), delivery.name().toLowerCase(Locale.ROOT), state, by));
+    }
+
+    private void edit(Context ctx) {
+        long id = Params.pathId(ctx);
+        EditRequest body = bodies.read(ctx, EditRequest.class, "the body must be a JSON object with any of payload, "
+                + "runAt, runNow, priority, queue (and editedBy)");
+        String by = recordedBy(ctx, body.editedBy(), "editedBy");
+        JobEdit edit;
+        try {
+            JobEdit.Builder b = JobEdit.builder();
+            if (body.payload() != null) {
+                if (body.payload().isNull()) {
+                    throw ApiException.badRequest("payload must be JSON (use {} for none), not null");
+                }
+                PayloadCheck.check(body.payload());
+                b.payload(body.payload().toString());
+            }
+            if (body.runAt() != null && Boolean.TRUE.equals(body.runNow())) {
+                throw ApiException.badRequest("give runAt or runNow, not both");
+            }
+            if (body.runAt() != null) {
+                b.runAt(JobRequests.parseInstant(body.runAt()));
+            }
+            if (Boolean.TRUE.equals(body.runNow())) {
+                b.runNow();
+            }
+            if (body.priority() != null) {
+                b.priority(body.priority());
+            }
+            if (body.queue() != null) {
+                b.queue(body.queue());
+            }
+            edit = b.build();
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+        answerEdit(ctx, id, () -> docket.admin().editJob(id, edit, by), by);
+    }
+
+    private void runNow(Context ctx) {
+        long id = Params.pathId(ctx);
+        String name = null;
+        if (!ctx.body().isBlank()) {
+            name = bodies.read(ctx, RunNowRequest.class, "the body must be empty or {\"editedBy\": \"...\"}").editedBy();
+        }
+        String by = recordedBy(ctx, name, "editedBy");
+        answerEdit(ctx, id, () -> docket.admin().runNow(id, by), by);
+    }
+
+    /** Applies an edit and answers: 200 with the job, 404, 409 (started, finished, or waiting), 400 or 413. */
+    private void answerEdit(Context ctx, long id, Supplier<JobEditResult> apply, String by) {
+        JobEditResult result;
+        try {
+            result = apply.get();
+        } catch (IllegalArgumentException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("payload is ")) {
+                throw new ApiException(413, "payload_too_large", e.getMessage());
+            }
+            throw ApiException.badRequest(e.getMessage());
+        }
+        switch (result.outcome()) {
+            case NO_SUCH_JOB -> throw ApiException.notFound("no job " + id);
+            case NOT_EDITABLE -> throw ApiException.conflict(result.message());
+            case EDITED -> {
+                JobInfo job = docket.job(id).orElseThrow(() -> ApiException.conflict("the job finished already"));
+                ctx.json(new Edited(id, ResponseViews.state(result.state()), job.queue(), job.runAt(), job.priority(), by));
+            }
+        }
+    }
+
+    /** Who edits a job, as recorded: the given name (if any) with the caller's role and channel. */
+    private static String recordedBy(Context ctx, String name, String field) {
+        Caller caller = Caller.of(ctx);
+        String channel = caller.role().label() + ", " + (caller.viaSession() ? "dashboard" : "API token");
+        if (name == null || name.isEmpty()) {
+            return channel;
+        }
+        // The library refuses anything unprintable in the whole record (DocketAdmin.editJob).
+        if (name.length() > MAX_SENT_BY_NAME || name.isBlank()) {
+            throw ApiException.badRequest(field + " must be 1 to " + MAX_SENT_BY_NAME + " printable characters");
+        }
+        return name + " (" + channel + ")";
     }
 
     /** Who sends a signal, as recorded: the given name (if any) with the caller's role and channel. */

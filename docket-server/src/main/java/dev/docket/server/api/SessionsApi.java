@@ -31,7 +31,7 @@ public record SessionsApi(TokenStore tokens, Sessions sessions, JsonBodies bodie
     }
 
     /** The caller's role and what it may do; for a session its CSRF token (the dashboard reads it after a reload). */
-    record WhoAmI(String role, boolean seesPayloads, boolean canOperate, boolean canSignal,
+    record WhoAmI(String role, boolean seesPayloads, boolean canOperate, boolean canSignal, boolean canEnqueue,
                   @JsonInclude(JsonInclude.Include.NON_NULL) String csrfToken) {
     }
 
@@ -63,6 +63,6 @@ public record SessionsApi(TokenStore tokens, Sessions sessions, JsonBodies bodie
         String csrf = caller.viaSession()
                 ? sessions.find(ctx.cookie(Sessions.COOKIE)).map(Sessions.Session::csrfToken).orElse(null) : null;
         ctx.json(new WhoAmI(caller.role().label(), caller.role().seesPayloads(), caller.role().canOperate(),
-                caller.role().canSignal(), csrf));
+                caller.role().canSignal(), caller.role().canEnqueue(), csrf));
     }
 }

@@ -86,6 +86,19 @@ final class EnqueueCommand extends DatabaseCommand {
                     + "(default: the kind's setting, else the sequence continues).")
     Boolean haltSequenceOnDeath;
 
+    @Option(names = "--debounce-key", paramLabel = "KEY", order = 13,
+            description = "Debounce: enqueues of this kind with this key collapse into one job that runs "
+                    + "--debounce-window after the last of them, with the last payload. Needs --debounce-window.")
+    String debounceKey;
+
+    @Option(names = "--debounce-window", paramLabel = "DURATION", order = 14, converter = Converters.DurationConverter.class,
+            description = "How long after the last enqueue of --debounce-key the job runs.")
+    Duration debounceWindow;
+
+    @Option(names = "--debounce-max-wait", paramLabel = "DURATION", order = 15, converter = Converters.DurationConverter.class,
+            description = "The longest the job waits after the first enqueue of its key (default: 10 windows).")
+    Duration debounceMaxWait;
+
     @Override
     public Integer call() {
         if (runAt != null && delay != null) {
@@ -111,6 +124,16 @@ final class EnqueueCommand extends DatabaseCommand {
         ifGiven(maxAttempts, b::maxAttempts);
         ifGiven(sequenceKey, b::sequenceKey);
         ifGiven(haltSequenceOnDeath, b::haltSequenceOnDeath);
+        if (debounceKey != null || debounceWindow != null || debounceMaxWait != null) {
+            if (debounceKey == null || debounceWindow == null) {
+                throw CommandFailure.usage("--debounce-key and --debounce-window go together (--debounce-max-wait is optional)");
+            }
+            if (debounceMaxWait == null) {
+                b.debounce(debounceKey, debounceWindow);
+            } else {
+                b.debounce(debounceKey, debounceWindow, debounceMaxWait);
+            }
+        }
         return b.build();
     }
 

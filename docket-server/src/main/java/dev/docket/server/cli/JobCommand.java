@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /** {@code docket job ID}: one job as JSON, payload, recorded output, error history, wait, signals, progress and logs included. */
-@Command(name = "job", mixinStandardHelpOptions = true, subcommands = {JobExplainCommand.class, JobSignalCommand.class},
+@Command(name = "job", mixinStandardHelpOptions = true, subcommands = {JobExplainCommand.class, JobSignalCommand.class,
+        JobEditCommand.class, JobRunNowCommand.class},
         description = {"Prints one job as JSON, wherever it is (waiting, running, completed, cancelled or dead), "
                 + "with its payload, the output its handler recorded (if any), its error history, what it waits for "
                 + "(signalWait), the signals sent to it, its progress and its log lines per attempt.",
