@@ -33,7 +33,7 @@ public final class DocketAdmin {
     DocketAdmin(DocketWiring wiring, Workflows workflows) {
         this.wiring = wiring;
         this.store = wiring.store();
-        this.repairs = new PayloadRepairs(store, wiring.codec());
+        this.repairs = new PayloadRepairs(store, wiring.codec(), wiring.crypto(), wiring.kinds()::encrypted);
         this.workflows = workflows;
     }
 

@@ -6,6 +6,14 @@
 -- if that transaction commits. The library notifies the queue of a job made ready itself (rate-limited).
 SELECT result, queue FROM {{schema}}.signal(?, ?, ?::jsonb, ?, false)
 
+-- name: signalTargetEncrypted
+-- Whether a job's payload is an encryption envelope (an object whose only field is docket:encrypted): the
+-- library encrypts the signals of such a job before it sends them.
+SELECT jsonb_typeof(payload -> 'docket:encrypted') = 'object' AND (payload - 'docket:encrypted') = '{}'::jsonb
+       AS encrypted
+  FROM {{schema}}.jobs
+ WHERE id = ?
+
 -- name: signalLatest
 -- What a handler reads: the newest signal of the name sent to its job, whether a wait took it or not.
 SELECT payload::text AS payload FROM {{schema}}.signals

@@ -29,6 +29,14 @@ public record SignalQueries(Jdbc jdbc, Statements sql) {
                 rs -> new Sent(rs.getString("result"), rs.getString("queue"))).orElseThrow();
     }
 
+    /**
+     * Whether the live job {@code jobId}'s payload is stored encrypted (then its signals are encrypted too), read
+     * on {@code c}; empty when no live job has this id.
+     */
+    public Optional<Boolean> payloadEncrypted(Connection c, long jobId) throws SQLException {
+        return Jdbc.first(c, sql.get("signalTargetEncrypted"), p -> p.int8(jobId), rs -> rs.getBoolean("encrypted"));
+    }
+
     /** The payload of the newest signal {@code name} sent to the job, as JSON text. */
     public Optional<String> latest(long jobId, String name) throws SQLException {
         return jdbc.first(sql.get("signalLatest"), p -> p.int8(jobId).text(name), rs -> rs.getString("payload"));

@@ -2,6 +2,7 @@ package dev.docket.internal.enqueue;
 
 import dev.docket.ExternalTransactions;
 import dev.docket.SignalDelivery;
+import dev.docket.internal.crypto.PayloadCrypto;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Jdbc;
 import dev.docket.internal.db.SignalQueries.Sent;
@@ -28,10 +29,13 @@ public final class SignalSender {
     private final EnqueueNotifier notifier;
     private final Consumer<Set<String>> wakeLocalWorkers;
     private final ExternalTransactions externalTransactions;
+    private final PayloadCrypto crypto;
 
     /** {@code notifier} null: signals notify nobody; {@code externalTransactions} null: never joined. */
     public SignalSender(Database store, JobInserter.SchemaCheck schemaCheck, EnqueueNotifier notifier,
-                        Consumer<Set<String>> wakeLocalWorkers, ExternalTransactions externalTransactions) {
+                        Consumer<Set<String>> wakeLocalWorkers, ExternalTransactions externalTransactions,
+                        PayloadCrypto crypto) {
+        this.crypto = crypto;
         this.jdbc = new Jdbc(store.dataSource(), store.networkTimeout());
         this.store = store;
         this.schemaCheck = schemaCheck;
@@ -44,7 +48,7 @@ public final class SignalSender {
     public SignalDelivery send(Connection tx, long jobId, String name, String payloadJson, String sentBy)
             throws SQLException {
         schemaCheck.require(tx);
-        Sent sent = store.signals().send(tx, jobId, name, payloadJson, sentBy);
+        Sent sent = store.signals().send(tx, jobId, name, sealed(tx, jobId, name, payloadJson), sentBy);
         notifyWorkers(tx, sent);
         return delivery(sent);
     }
@@ -56,7 +60,7 @@ public final class SignalSender {
         if (tx == null) {
             return jdbc.autoCommit(c -> {
                 schemaCheck.require(c);
-                Sent sent = store.signals().send(c, jobId, name, payloadJson, sentBy);
+                Sent sent = store.signals().send(c, jobId, name, sealed(c, jobId, name, payloadJson), sentBy);
                 if (sent.readyQueue() != null) {
                     wakeLocalWorkers.accept(Set.of(sent.readyQueue()));
                     try {
@@ -71,7 +75,7 @@ public final class SignalSender {
             });
         }
         try {
-            Sent sent = store.signals().send(tx, jobId, name, payloadJson, sentBy);
+            Sent sent = store.signals().send(tx, jobId, name, sealed(tx, jobId, name, payloadJson), sentBy);
             notifyWorkers(tx, sent);
             if (sent.readyQueue() != null) {
                 externalTransactions.afterCommit(() -> wakeLocalWorkers.accept(Set.of(sent.readyQueue())));
@@ -80,6 +84,21 @@ public final class SignalSender {
         } finally {
             externalTransactions.release(tx);
         }
+    }
+
+    /**
+     * The payload as stored: encrypted when the job's payload is (whatever this process knows of its kind, so that
+     * a sender that does not declare the kind still never stores it in clear), refused when that needs keys this
+     * process does not have. One primary-key read on the same connection, so it sees a job enqueued in the same
+     * transaction.
+     */
+    private String sealed(Connection c, long jobId, String name, String payloadJson) throws SQLException {
+        if (!store.signals().payloadEncrypted(c, jobId).orElse(false)) {
+            PayloadCrypto.refuseEnvelopeShape(payloadJson, "the payload of signal " + name);
+            return payloadJson;
+        }
+        return crypto.seal(payloadJson, PayloadCrypto.signalContext(jobId, name), "the payload of signal " + name
+                + " to job " + jobId + " (whose payload is encrypted)");
     }
 
     private void notifyWorkers(Connection c, Sent sent) throws SQLException {

@@ -10,6 +10,7 @@ import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +27,12 @@ public final class CronEnqueuer {
     static final int MAX_CATCH_UP = 10;
 
     /** One schedule: its name, when it fires, and the job each slot enqueues (run_at and unique key set per slot). */
-    public record Schedule(String name, ExecutionTime times, ZoneId zone, InsertRow job) {
+    public record Schedule(String name, ExecutionTime times, ZoneId zone, InsertRow job, UnaryOperator<String> payload) {
+
+        /** A schedule whose payload is stored as the row holds it. */
+        public Schedule(String name, ExecutionTime times, ZoneId zone, InsertRow job) {
+            this(name, times, zone, job, UnaryOperator.identity());
+        }
     }
 
     private final Database store;
@@ -86,7 +92,7 @@ public final class CronEnqueuer {
     private static InsertRow forSlot(Schedule s, Instant slot) {
         InsertRow j = s.job();
         long micros = ChronoUnit.MICROS.between(Instant.EPOCH, slot);
-        return new InsertRow(j.queue(), j.kind(), j.payloadJson(), j.payloadVersion(), j.priority(), micros, null,
+        return new InsertRow(j.queue(), j.kind(), s.payload().apply(j.payloadJson()), j.payloadVersion(), j.priority(), micros, null,
                 j.maxAttempts(), j.tenant(), "cron:" + s.name() + ":" + slot.getEpochSecond(), null, j.metadataJson(),
                 j.sequenceKey(), j.haltSequence(), new long[0], null, j.waits());
     }
