@@ -287,8 +287,8 @@ public final class Docket implements Enqueuer, AutoCloseable {
      *                                  ({@link JobOptions#SIGNAL_NAME}), or the payload cannot be written or is too large
      * @throws IllegalStateException    if the job already holds 100 kept signals
      * @throws EncryptedPayloadException if the job's payload is encrypted at rest and this Docket has no payload keys:
-     *                                  its signals are encrypted too (this Docket reads the job's row to know, one
-     *                                  primary-key read per signal), and nothing is sent in clear
+     *                                  its signals are encrypted too (the statement that sends the signal checks the
+     *                                  job's row first), and nothing is sent in clear
      */
     public SignalDelivery signal(long jobId, String name, Object payload) {
         String json = signalPayload(name, payload);

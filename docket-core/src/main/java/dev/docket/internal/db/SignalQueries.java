@@ -30,11 +30,15 @@ public record SignalQueries(Jdbc jdbc, Statements sql) {
     }
 
     /**
-     * Whether the live job {@code jobId}'s payload is stored encrypted (then its signals are encrypted too), read
-     * on {@code c}; empty when no live job has this id.
+     * Sends a signal whose payload is in clear on {@code c}, unless the job's payload is stored encrypted at rest
+     * (then its signals must be encrypted too): empty then, and nothing was sent.
      */
-    public Optional<Boolean> payloadEncrypted(Connection c, long jobId) throws SQLException {
-        return Jdbc.first(c, sql.get("signalTargetEncrypted"), p -> p.int8(jobId), rs -> rs.getBoolean("encrypted"));
+    public Optional<Sent> sendInClear(Connection c, long jobId, String name, String payloadJson, String sentBy)
+            throws SQLException {
+        Sent sent = Jdbc.first(c, sql.get("signalSendInClear"), p -> p.int8(jobId).int8(jobId).text(name)
+                .text(payloadJson).text(sentBy), rs -> new Sent(rs.getString("result"), rs.getString("queue")))
+                .orElseThrow();
+        return sent.result() == null ? Optional.empty() : Optional.of(sent);
     }
 
     /** The payload of the newest signal {@code name} sent to the job, as JSON text. */

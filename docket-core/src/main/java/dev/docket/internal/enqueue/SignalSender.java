@@ -9,6 +9,7 @@ import dev.docket.internal.db.SignalQueries.Sent;
 import dev.docket.internal.notify.EnqueueNotifier;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -48,7 +49,7 @@ public final class SignalSender {
     public SignalDelivery send(Connection tx, long jobId, String name, String payloadJson, String sentBy)
             throws SQLException {
         schemaCheck.require(tx);
-        Sent sent = store.signals().send(tx, jobId, name, sealed(tx, jobId, name, payloadJson), sentBy);
+        Sent sent = sendOn(tx, jobId, name, payloadJson, sentBy);
         notifyWorkers(tx, sent);
         return delivery(sent);
     }
@@ -60,7 +61,7 @@ public final class SignalSender {
         if (tx == null) {
             return jdbc.autoCommit(c -> {
                 schemaCheck.require(c);
-                Sent sent = store.signals().send(c, jobId, name, sealed(c, jobId, name, payloadJson), sentBy);
+                Sent sent = sendOn(c, jobId, name, payloadJson, sentBy);
                 if (sent.readyQueue() != null) {
                     wakeLocalWorkers.accept(Set.of(sent.readyQueue()));
                     try {
@@ -75,7 +76,7 @@ public final class SignalSender {
             });
         }
         try {
-            Sent sent = store.signals().send(tx, jobId, name, sealed(tx, jobId, name, payloadJson), sentBy);
+            Sent sent = sendOn(tx, jobId, name, payloadJson, sentBy);
             notifyWorkers(tx, sent);
             if (sent.readyQueue() != null) {
                 externalTransactions.afterCommit(() -> wakeLocalWorkers.accept(Set.of(sent.readyQueue())));
@@ -87,18 +88,20 @@ public final class SignalSender {
     }
 
     /**
-     * The payload as stored: encrypted when the job's payload is (whatever this process knows of its kind, so that
-     * a sender that does not declare the kind still never stores it in clear), refused when that needs keys this
-     * process does not have. One primary-key read on the same connection, so it sees a job enqueued in the same
-     * transaction.
+     * Sends in clear, unless the job's payload is encrypted (whatever this process knows of its kind, so that a
+     * sender that does not declare the kind still never stores it in clear): then encrypted, or refused when that
+     * needs keys this process does not have. In clear it is one statement, as before encryption existed; the
+     * encrypted case takes a second, on the same connection.
      */
-    private String sealed(Connection c, long jobId, String name, String payloadJson) throws SQLException {
-        if (!store.signals().payloadEncrypted(c, jobId).orElse(false)) {
-            PayloadCrypto.refuseEnvelopeShape(payloadJson, "the payload of signal " + name);
-            return payloadJson;
+    private Sent sendOn(Connection c, long jobId, String name, String payloadJson, String sentBy) throws SQLException {
+        PayloadCrypto.refuseEnvelopeShape(payloadJson, "the payload of signal " + name);
+        Optional<Sent> inClear = store.signals().sendInClear(c, jobId, name, payloadJson, sentBy);
+        if (inClear.isPresent()) {
+            return inClear.get();
         }
-        return crypto.seal(payloadJson, PayloadCrypto.signalContext(jobId, name), "the payload of signal " + name
-                + " to job " + jobId + " (whose payload is encrypted)");
+        String sealed = crypto.seal(payloadJson, PayloadCrypto.signalContext(jobId, name), "the payload of signal "
+                + name + " to job " + jobId + " (whose payload is encrypted)");
+        return store.signals().send(c, jobId, name, sealed, sentBy);
     }
 
     private void notifyWorkers(Connection c, Sent sent) throws SQLException {
