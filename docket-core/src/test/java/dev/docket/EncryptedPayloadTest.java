@@ -128,6 +128,30 @@ class EncryptedPayloadTest extends DocketTest {
         assertThat(seen).containsExactlyInAnyOrder("Hedy", "Ada", "Grace");
     }
 
+    /** A key service that is down fails the attempt as a missing key does: retried, the job kept. */
+    @Test
+    void aProviderThatFailsIsAMissingKeyNotALostJob() {
+        long id = docketWith(K1).enqueue(DELIVER, new Parcel("Ada", PHONE)).id();
+        PayloadKeyProvider down = new PayloadKeyProvider() {
+            @Override
+            public PayloadKey current() {
+                return K1;
+            }
+
+            @Override
+            public java.util.Optional<PayloadKey> key(String keyId) {
+                throw new IllegalStateException("kms unreachable for " + keyId);
+            }
+        };
+        Docket docket = docket(b -> b.payloadKeys(down));
+        assertThat(docket.worker().queue("default", 1).handler(DELIVER, (p, ctx) -> { }).runReadyJobs())
+                .singleElement().satisfies(r -> {
+                    assertThat(r.result()).isEqualTo(JobRun.Result.RETRYING);
+                    assertThat(r.error()).contains("provider failed").contains("IllegalStateException");
+                });
+        assertThat(docket.job(id).orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
+    }
+
     @Test
     void outputsAndSignalPayloadsAreEncryptedToo() {
         Docket docket = docketWith(K1);

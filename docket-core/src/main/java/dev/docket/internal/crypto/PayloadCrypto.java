@@ -110,7 +110,7 @@ public final class PayloadCrypto {
             throw new EncryptedPayloadException(what + " must be encrypted, and no payload keys are configured here "
                     + "(Docket.Builder.payloadKeys, DOCKET_PAYLOAD_KEYS): it was not stored", true);
         }
-        PayloadKey key = keys.current();
+        PayloadKey key = fromProvider(() -> keys.current(), what);
         if (key == null) {
             throw new EncryptedPayloadException(what + " must be encrypted, and the payload key provider has no "
                     + "current key: it was not stored", true);
@@ -173,8 +173,8 @@ public final class PayloadCrypto {
             throw new EncryptedPayloadException(what + " is encrypted (key '" + kid + "') and no payload keys are "
                     + "configured here (Docket.Builder.payloadKeys, DOCKET_PAYLOAD_KEYS)", true);
         }
-        Optional<PayloadKey> key = keys.key(kid);
-        if (key.isEmpty()) {
+        Optional<PayloadKey> key = fromProvider(() -> keys.key(kid), what);
+        if (key == null || key.isEmpty()) {
             throw new EncryptedPayloadException(what + " is encrypted under key '" + kid + "', which the payload key "
                     + "provider here does not have; configure that key (old keys must stay for as long as values "
                     + "written under them exist)", true);
@@ -200,6 +200,19 @@ public final class PayloadCrypto {
             return kid.isTextual() && PayloadKey.KEY_ID.matcher(kid.textValue()).matches() ? kid.textValue() : null;
         } catch (JsonProcessingException e) {
             return null;
+        }
+    }
+
+    /**
+     * What the provider answers; a provider that throws (a key service that is down) fails the value as a missing
+     * key would, retried, and its exception names only its type: its message might quote what it was asked.
+     */
+    private static <T> T fromProvider(java.util.function.Supplier<T> ask, String what) {
+        try {
+            return ask.get();
+        } catch (RuntimeException e) {
+            throw new EncryptedPayloadException(what + " needs a payload key, and the payload key provider failed ("
+                    + e.getClass().getName() + ")", true);
         }
     }
 
