@@ -21,7 +21,7 @@ final class CallerThreadJobs {
         }
         wiring.schemaGuard().require();
         CallerThreadRunner runner = new CallerThreadRunner(wiring.store(), handlers.bindings(),
-                wiring.kinds()::retryPolicy, wiring.codec(), List.copyOf(queues.keySet()), config.lease(),
+                wiring.kinds()::retryPolicy, wiring.codec(), wiring.crypto(), List.copyOf(queues.keySet()), config.lease(),
                 config.workerId(), !wiring.historyRetention().isZero());
         try {
             if (makeDue != null) {

@@ -2,6 +2,8 @@ package dev.docket;
 
 import static dev.docket.internal.db.Database.call;
 
+import dev.docket.internal.crypto.PayloadCrypto;
+import dev.docket.internal.crypto.StoredValues;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.NetworkTimeout;
@@ -90,16 +92,18 @@ public final class Docket implements Enqueuer, AutoCloseable {
         this.meterRegistry = Optional.ofNullable(b.meterRegistry);
         this.kindLabels = new KindLabels(b.metricsKindLimit);
         JobObserver observer = JobObserver.create(b.meterRegistry, kindLabels, b.openTelemetry);
-        this.kinds = b.kinds.build(codec, b.defaultRetryPolicy, observer);
+        PayloadCrypto crypto = new PayloadCrypto(b.payloadKeys);
+        this.kinds = b.kinds.build(codec, b.defaultRetryPolicy, observer, crypto);
         SchemaGuard schemaGuard = new SchemaGuard(store, schema.name());
         List<CronEnqueuer.Schedule> schedules = b.periodic.stream().map(p -> new CronEnqueuer.Schedule(p.name(), p.cron(),
-                CronRules.executionTime(p.cron()), p.zone(), kinds.row(NewJob.of(p.kind(), p.payload(), p.options()))))
+                CronRules.executionTime(p.cron()), p.zone(),
+                kinds.periodicRow(NewJob.of(p.kind(), p.payload(), p.options())), kinds.periodicPayload(p.kind())))
                 .toList();
         EnqueueNotifier notifier = b.notifyOnEnqueue ? new EnqueueNotifier(store, b.notifyWindow) : null;
         this.signals = new SignalSender(store, schemaGuard::require, notifier, this::wakeLocalWorkers,
-                b.externalTransactions);
+                b.externalTransactions, crypto);
         this.wiring = new DocketWiring(store, schema, codec, kinds, schemaGuard, schedules, b.historyRetention,
-                b.deadJobRetention, observer, List.copyOf(b.rateLimits.values()), signals);
+                b.deadJobRetention, observer, List.copyOf(b.rateLimits.values()), signals, crypto);
         this.migrationLockTimeout = b.migrationLockTimeout;
         this.inserter = new JobInserter(dataSource, store, schemaGuard::require, notifier, this::wakeLocalWorkers,
                 b.externalTransactions);
@@ -282,6 +286,9 @@ public final class Docket implements Enqueuer, AutoCloseable {
      * @throws IllegalArgumentException if {@code name} is not 1 to 128 characters of {@code A-Z a-z 0-9 _ . : -}
      *                                  ({@link JobOptions#SIGNAL_NAME}), or the payload cannot be written or is too large
      * @throws IllegalStateException    if the job already holds 100 kept signals
+     * @throws EncryptedPayloadException if the job's payload is encrypted at rest and this Docket has no payload keys:
+     *                                  its signals are encrypted too (the statement that sends the signal checks the
+     *                                  job's row first), and nothing is sent in clear
      */
     public SignalDelivery signal(long jobId, String name, Object payload) {
         String json = signalPayload(name, payload);
@@ -328,9 +335,15 @@ public final class Docket implements Enqueuer, AutoCloseable {
         }
     }
 
-    /** Finds a job wherever it lives: waiting or running, completed or cancelled, or dead. */
+    /**
+     * Finds a job wherever it lives: waiting or running, completed or cancelled, or dead. A job encrypted at rest
+     * ({@link JobKind.Builder#encrypted}) has {@link JobInfo#payloadEncrypted()} true, and its payload, output and
+     * signal payloads in clear where this Docket has their key ({@link Builder#payloadKeys}), {@code null} where it
+     * has not; never the ciphertext.
+     */
     public Optional<JobInfo> job(long id) {
-        return call("looking up job " + id, () -> store.jobs().find(id));
+        return call("looking up job " + id, () -> store.jobs().find(id))
+                .map(job -> StoredValues.readable(job, wiring.crypto()));
     }
 
     /**

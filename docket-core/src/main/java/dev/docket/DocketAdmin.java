@@ -39,7 +39,7 @@ public final class DocketAdmin {
     DocketAdmin(DocketWiring wiring, Workflows workflows) {
         this.wiring = wiring;
         this.store = wiring.store();
-        this.repairs = new PayloadRepairs(store, wiring.codec());
+        this.repairs = new PayloadRepairs(store, wiring.codec(), wiring.crypto(), wiring.kinds()::encrypted);
         this.scheduleChanges = new ScheduleChanges(store, wiring.codec());
         this.workflows = workflows;
     }
@@ -232,9 +232,14 @@ public final class DocketAdmin {
      * the job's metadata under {@code docket.repairs}, as {@code {"at", "by", "how"}} (the payload
      * itself is not), and stays with the job when it is replayed.
      *
+     * <p>A payload encrypted at rest ({@link JobKind.Builder#encrypted}), or of a kind this Docket encrypts, is
+     * stored encrypted again under the current key: the repair needs this Docket's {@link Docket.Builder#payloadKeys}.
+     *
      * @param repairedBy who repairs it, for the record: 1 to {@value #MAX_REPAIRED_BY} printable characters
      * @return false if no dead job has this id (it may have been replayed meanwhile)
      * @throws IllegalArgumentException for a payload or a {@code repairedBy} that breaks these rules
+     * @throws EncryptedPayloadException if the payload must be encrypted and this Docket has no payload keys
+     *                                   (nothing changes)
      */
     public boolean repairDead(long id, String payload, String repairedBy) {
         return repairs.replace(id, payload, repairedBy);
@@ -256,6 +261,9 @@ public final class DocketAdmin {
      * @param repairedBy who repairs them, as for {@link #repairDead}
      * @param max        the most jobs to look at, newest first, 1 to {@value #MAX_GROUP_REPAIR}
      * @param dryRun     true: change nothing, only say which jobs the patch would change
+     * @throws EncryptedPayloadException if a payload of the group is encrypted at rest and this Docket has not its
+     *                                   key (it is decrypted, patched and encrypted again under the current key
+     *                                   where the keys are); nothing changes
      */
     public DeadJobRepair repairDeadGroup(DeadJobQuery group, String mergePatch, String repairedBy, int max,
                                          boolean dryRun) {

@@ -41,6 +41,7 @@ abstract sealed class DocketOptions permits Docket.Builder {
     OpenTelemetry openTelemetry;
     Duration networkTimeout = Duration.ofSeconds(30);
     final Map<String, RateLimit> rateLimits = new LinkedHashMap<>();
+    PayloadKeyProvider payloadKeys;
 
     DocketOptions(DataSource dataSource) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -100,6 +101,32 @@ abstract sealed class DocketOptions permits Docket.Builder {
      */
     public Docket.Builder kind(JobKind<?> kind) {
         kinds.declare(kind);
+        return self();
+    }
+
+    /**
+     * Encrypts the jobs of the string kind {@code kind} at rest, as if it were declared with
+     * {@link JobKind.Builder#encrypted()}: for an application (or {@code docket serve}) that enqueues the
+     * kind by name without declaring its {@link JobKind}. A kind declared with {@link #kind} is encrypted by
+     * its own declaration.
+     *
+     * @throws IllegalArgumentException for a name that is not a kind name
+     */
+    public Docket.Builder encryptedKind(String kind) {
+        kinds.encrypted(kind);
+        return self();
+    }
+
+    /**
+     * Where the keys of payloads encrypted at rest come from ({@link JobKind.Builder#encrypted}): the current
+     * key encrypts, any key the provider still has decrypts. Default: none; then this Docket refuses to
+     * enqueue jobs of encrypted kinds, its workers fail encrypted jobs with an
+     * {@link EncryptedPayloadException} (retried: another worker may have the key), and {@link Docket#job}
+     * shows encrypted values as {@code null} with {@link JobInfo#payloadEncrypted()} true.
+     * {@link PayloadKeyProvider#parse} reads keys given as configuration.
+     */
+    public Docket.Builder payloadKeys(PayloadKeyProvider provider) {
+        this.payloadKeys = Objects.requireNonNull(provider, "provider");
         return self();
     }
 

@@ -296,6 +296,11 @@ public final class DocketRouter implements Enqueuer {
                     + "or dependencies (its key is the outbox's own, and a dependency cannot cross databases)");
         }
         Docket target = target(targetName).docket;
+        if (kind.encrypted() || target.wiring().kinds().encrypted(kind.name())) {
+            throw new IllegalArgumentException("docket: kind '" + kind.name() + "' is encrypted at rest, and the outbox "
+                    + "that carries a job across databases would hold its payload in clear: enqueue it in a transaction "
+                    + "on database '" + targetName + "'");
+        }
         JobOptions resolved = kind.byName() ? options : kind.resolve(options);
         JsonNode json = target.wiring().codec().readTree(target.wiring().codec().toJson(payload));
         OutboxEntry entry = new OutboxEntry(kind.name(), queue, json, resolved.payloadVersion(),

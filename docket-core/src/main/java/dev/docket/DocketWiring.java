@@ -1,5 +1,6 @@
 package dev.docket;
 
+import dev.docket.internal.crypto.PayloadCrypto;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.db.ScheduleQueries;
@@ -15,12 +16,13 @@ import java.util.List;
 /**
  * What a {@link Docket} shares with the workers it starts: its tables, payload codec, kinds, schema
  * check, periodic schedules, retention settings, the observer its metrics and traces go through, and
- * the rate limits it declares; and how it sends signals (for its admin's operator signals).
+ * the rate limits it declares; how it sends signals (for its admin's operator signals), and the keys of
+ * payloads encrypted at rest.
  * Immutable; made once by the Docket.
  */
 record DocketWiring(Database store, SchemaName schema, PayloadCodec codec, KindRegistry kinds, SchemaGuard schemaGuard,
               List<CronEnqueuer.Schedule> schedules, Duration historyRetention, Duration deadJobRetention,
-              JobObserver observer, List<RateLimit> rateLimits, SignalSender signals) {
+              JobObserver observer, List<RateLimit> rateLimits, SignalSender signals, PayloadCrypto crypto) {
 
     /**
      * The job a slot of a stored schedule enqueues: its payload and options with the kind's defaults as

@@ -45,7 +45,9 @@ final class Handlers {
         Objects.requireNonNull(payloadType, "payloadType");
         Objects.requireNonNull(handler == null ? transactional : handler, "handler");
         JobKind<?> declared = kinds.declared(kind);
-        JobKind<T> settings = declared != null ? declared.withPayloadType(payloadType) : JobKind.of(kind, payloadType).build();
+        JobKind<T> settings = declared != null ? declared.withPayloadType(payloadType)
+                : kinds.encrypted(kind) ? JobKind.of(kind, payloadType).encrypted().build()
+                : JobKind.of(kind, payloadType).build();
         bind(settings, handler, transactional, kinds.retryPolicy(kind));
     }
 

@@ -45,7 +45,8 @@ public interface JobContext {
      * it: a completed job's output is what its completing attempt recorded. Kept with the job: it moves to the history when the job completes (and is dropped
      * with it by history retention; with retention 0 nothing is kept), or to the dead-letter table.
      * Treated like a payload: never logged, shown only to roles that may read payloads. Written at
-     * once, fenced: an attempt that lost its lease records nothing. {@code null} records JSON null.
+     * once, fenced: an attempt that lost its lease records nothing. {@code null} records JSON null. Encrypted at
+     * rest when the job's kind is ({@link JobKind.Builder#encrypted}) or its payload is.
      *
      * @throws IllegalArgumentException if the value cannot be written as JSON or is over the payload size limit
      * @throws IllegalStateException    if this attempt no longer holds the job (its lease was lost)
@@ -60,6 +61,8 @@ public interface JobContext {
      * to {@code type}; empty when that job recorded none, has not completed, or its history is gone.
      *
      * @throws IllegalArgumentException if the output does not map to {@code type}
+     * @throws EncryptedPayloadException if the output is encrypted at rest and this worker has not its key, or it
+     *                                   fails authentication
      * @throws UnsupportedOperationException where the context is not a worker's (a hand-made test context)
      */
     default <T> Optional<T> output(long jobId, Class<T> type) {
@@ -75,6 +78,9 @@ public interface JobContext {
      *
      * @throws IllegalArgumentException if {@code name} is not a signal name ({@link JobOptions#SIGNAL_NAME}), or
      *                                  the payload does not map to {@code type}
+     * @throws EncryptedPayloadException if the signal is encrypted at rest and this worker has not its key, it fails
+     *                                   authentication, or it is in clear (sent by SQL's {@code signal()}) for a job
+     *                                   of an encrypted kind that does not {@link JobKind.Builder#acceptPlaintext}
      * @throws UnsupportedOperationException where the context is not a worker's (a hand-made test context)
      */
     default <T> Optional<T> signal(String name, Class<T> type) {

@@ -43,18 +43,44 @@ import java.util.Optional;
  * @param progress       what its handler last reported with {@link JobContext#progress}, or {@code null}
  * @param logs           the log lines its attempts kept ({@link JobContext#log}), one entry per attempt, oldest
  *                       attempt first; empty when none logged
+ * @param payloadEncrypted whether its payload (or output, or a signal's payload) is stored encrypted at rest
+ *                       ({@link JobKind.Builder#encrypted}); each of them is given in clear when the Docket that read
+ *                       it has its key, and is {@code null} when it has not (no keys, or not that key id), never
+ *                       the ciphertext
  */
 public record JobInfo(long id, String queue, String kind, JobState state, int priority, int attempt,
                       int maxAttempts, Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt,
                       String tenant, String uniqueKey, String lockedBy, String deadReason, int payloadVersion,
                       String payload, List<JobError> errors, String metadata, String sequenceKey,
                       String output, SignalWait signalWait, List<JobSignal> signals, JobProgress progress,
-                      List<JobLog> logs) {
+                      List<JobLog> logs, boolean payloadEncrypted) {
 
     public JobInfo {
         errors = List.copyOf(errors);
         signals = List.copyOf(signals);
         logs = List.copyOf(logs);
+    }
+
+    /** A job stored in clear: the form before payloads could be encrypted, kept for code that builds a {@code JobInfo} itself. */
+    public JobInfo(long id, String queue, String kind, JobState state, int priority, int attempt,
+                   int maxAttempts, Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt,
+                   String tenant, String uniqueKey, String lockedBy, String deadReason, int payloadVersion,
+                   String payload, List<JobError> errors, String metadata, String sequenceKey,
+                   String output, SignalWait signalWait, List<JobSignal> signals, JobProgress progress,
+                   List<JobLog> logs) {
+        this(id, queue, kind, state, priority, attempt, maxAttempts, runAt, createdAt, attemptedAt, finishedAt,
+                tenant, uniqueKey, lockedBy, deadReason, payloadVersion, payload, errors, metadata, sequenceKey,
+                output, signalWait, signals, progress, logs, false);
+    }
+
+    /**
+     * This job with its payload, output and signals as given, and whether they are stored encrypted: how a Docket
+     * shows a job it read, decrypted where it has the keys.
+     */
+    public JobInfo withStoredValues(String payload, String output, List<JobSignal> signals, boolean payloadEncrypted) {
+        return new JobInfo(id, queue, kind, state, priority, attempt, maxAttempts, runAt, createdAt, attemptedAt,
+                finishedAt, tenant, uniqueKey, lockedBy, deadReason, payloadVersion, payload, errors, metadata,
+                sequenceKey, output, signalWait, signals, progress, logs, payloadEncrypted);
     }
 
     /**
@@ -87,6 +113,7 @@ public record JobInfo(long id, String queue, String kind, JobState state, int pr
     public String toString() {
         return "JobInfo[id=" + id + ", queue=" + queue + ", kind=" + kind + ", state=" + state
                 + ", attempt=" + attempt + "/" + maxAttempts + ", runAt=" + runAt + ", errors=" + errors.size()
-                + (signalWait == null ? "" : ", awaiting signal " + signalWait.signal()) + "]";
+                + (signalWait == null ? "" : ", awaiting signal " + signalWait.signal())
+                + (payloadEncrypted ? ", encrypted" : "") + "]";
     }
 }

@@ -57,6 +57,8 @@ public final class JobKind<T> {
     private final Duration lease;
     private final Duration timeout;
     private final Duration newerVersionWait;
+    private final boolean encrypted;
+    private final boolean acceptPlaintext;
     /** Made by {@link #named}: its settings are those the Docket has for its name. */
     private final boolean byName;
 
@@ -74,6 +76,8 @@ public final class JobKind<T> {
         this.lease = b.lease;
         this.timeout = b.timeout;
         this.newerVersionWait = b.newerVersionWait;
+        this.encrypted = b.encrypted;
+        this.acceptPlaintext = b.acceptPlaintext;
         this.byName = byName;
     }
 
@@ -157,6 +161,16 @@ public final class JobKind<T> {
         return newerVersionWait;
     }
 
+    /** Whether payloads, outputs and signal payloads of this kind are encrypted at rest ({@link Builder#encrypted}); default false. */
+    public boolean encrypted() {
+        return encrypted;
+    }
+
+    /** Whether a worker runs a job of this encrypted kind whose payload is stored in clear ({@link Builder#acceptPlaintext}); default false. */
+    public boolean acceptsPlaintext() {
+        return acceptPlaintext;
+    }
+
     /** A builder holding this kind's settings, to declare a variant. */
     public Builder<T> toBuilder() {
         return copy(payloadType);
@@ -171,6 +185,8 @@ public final class JobKind<T> {
         b.lease = lease;
         b.timeout = timeout;
         b.newerVersionWait = newerVersionWait;
+        b.encrypted = encrypted;
+        b.acceptPlaintext = acceptPlaintext;
         return b;
     }
 
@@ -207,7 +223,8 @@ public final class JobKind<T> {
         if (byName) {
             return "JobKind[" + name + ", by name]";
         }
-        return "JobKind[" + name + ", " + payloadType.getSimpleName() + ", version " + payloadVersion + "]";
+        return "JobKind[" + name + ", " + payloadType.getSimpleName() + ", version " + payloadVersion
+                + (encrypted ? ", encrypted" : "") + "]";
     }
 
     /** Declares a {@link JobKind}; each setter checks its value, {@link #build()} checks them together. */
@@ -221,6 +238,8 @@ public final class JobKind<T> {
         private Duration lease;
         private Duration timeout;
         private Duration newerVersionWait = DEFAULT_NEWER_VERSION_WAIT;
+        private boolean encrypted;
+        private boolean acceptPlaintext;
 
         private Builder(String name, Class<T> payloadType) {
             JobOptionRules.checkKind(name);
@@ -314,6 +333,35 @@ public final class JobKind<T> {
         }
 
         /**
+         * Encrypts this kind's payloads, the outputs its handlers record and the signals sent to its jobs
+         * with AES-256-GCM before they leave the JVM, under the current key of the Docket's
+         * {@link Docket.Builder#payloadKeys}; handlers get them in clear. Default: not encrypted.
+         *
+         * <p>Every Docket that enqueues the kind must know it is encrypted: the one that enqueues it with this
+         * {@code JobKind}, or by name when the kind is declared on it ({@link Docket.Builder#kind}) or named
+         * with {@link Docket.Builder#encryptedKind}. An enqueue on a Docket without keys is refused
+         * ({@link EncryptedPayloadException}), never stored in clear. A worker refuses a payload of the kind
+         * stored in clear (enqueued by SQL's {@code enqueue()}, or by a Docket that did not know) unless
+         * {@link #acceptPlaintext()}. Upcasters run on the decrypted payload. See the README's "Payloads
+         * encrypted at rest" for what each path can and cannot do.
+         */
+        public Builder<T> encrypted() {
+            this.encrypted = true;
+            return this;
+        }
+
+        /**
+         * Lets workers run jobs of this {@link #encrypted()} kind whose payload (and signals) are stored in
+         * clear: those enqueued by the SQL function {@code enqueue()}, which cannot encrypt, and those enqueued
+         * before the kind was made encrypted. Default: refused, the job fails permanently (to the dead-letter
+         * table, where it can be replayed) with an {@link EncryptedPayloadException}.
+         */
+        public Builder<T> acceptPlaintext() {
+            this.acceptPlaintext = true;
+            return this;
+        }
+
+        /**
          * The kind.
          *
          * @throws IllegalArgumentException if the upcasters do not lead, without a gap, from the oldest
@@ -334,6 +382,10 @@ public final class JobKind<T> {
                     throw new IllegalArgumentException("kind '" + name + "' has an upcaster from version " + newest
                             + " but its payload version is " + payloadVersion + "; upcasters lead up to it");
                 }
+            }
+            if (acceptPlaintext && !encrypted) {
+                throw new IllegalArgumentException("kind '" + name + "' accepts plaintext payloads but is not "
+                        + "encrypted; acceptPlaintext() goes with encrypted()");
             }
             return new JobKind<>(this);
         }

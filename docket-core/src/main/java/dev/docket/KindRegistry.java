@@ -1,5 +1,6 @@
 package dev.docket;
 
+import dev.docket.internal.crypto.PayloadCrypto;
 import dev.docket.internal.db.InsertRow;
 import dev.docket.internal.json.PayloadCodec;
 import dev.docket.internal.observe.JobObserver;
@@ -9,10 +10,13 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * What a {@link Docket} knows about kinds, and the one place a job's row is made from an enqueue call:
@@ -29,10 +33,21 @@ final class KindRegistry {
     /** Each declared JobKind, and a JobKind for each kind configured piece by piece. */
     private final Map<String, JobKind<?>> byName;
     private final Map<String, JobKind<?>> declared;
+    private final PayloadCrypto crypto;
+    /** The names of the kinds this Docket encrypts, so that a JobKind of such a name used directly is encrypted too. */
+    private final Set<String> encryptedNames;
 
     private KindRegistry(PayloadCodec codec, RetryPolicy defaultRetryPolicy, Map<String, JobKind<?>> byName,
-                  Map<String, JobKind<?>> declared, JobObserver observer) {
+                  Map<String, JobKind<?>> declared, JobObserver observer, PayloadCrypto crypto) {
         this.codec = codec;
+        this.crypto = crypto;
+        Set<String> encrypted = new HashSet<>();
+        byName.forEach((name, kind) -> {
+            if (kind.encrypted()) {
+                encrypted.add(name);
+            }
+        });
+        this.encryptedNames = Set.copyOf(encrypted);
         this.observer = observer;
         this.defaultRetryPolicy = defaultRetryPolicy;
         this.byName = byName;
@@ -94,11 +109,52 @@ final class KindRegistry {
         return row(job.kind(), byName.get(job.kind()), job.payload(), job.options());
     }
 
+    /** Whether jobs of this kind (given as its settings, null for none) are encrypted at rest. */
+    boolean encrypted(String kindName, JobKind<?> kind) {
+        return kind != null && kind.encrypted() || !encryptedNames.isEmpty() && encryptedNames.contains(kindName);
+    }
+
+    /** Whether this Docket encrypts jobs of the string kind {@code kind}. */
+    boolean encrypted(String kind) {
+        return encrypted(kind, byName.get(kind));
+    }
+
+    /** The payload of a periodic job of {@code kind} as each slot's enqueue stores it: encrypted anew for an encrypted kind. */
+    UnaryOperator<String> periodicPayload(String kind) {
+        if (!encrypted(kind)) {
+            return UnaryOperator.identity();
+        }
+        if (!crypto.hasKeys()) {
+            throw new IllegalArgumentException("a periodic job of kind '" + kind + "', which is encrypted, needs "
+                    + "payload keys (payloadKeys)");
+        }
+        return json -> crypto.seal(json, PayloadCrypto.payloadContext(kind), "the payload of a periodic job of kind '"
+                + kind + "'");
+    }
+
+    /** A periodic job's row, its payload in clear ({@link #periodicPayload} encrypts it at each slot). */
+    InsertRow periodicRow(NewJob job) {
+        JobOptionRules.checkKind(job.kind());
+        return row(job.kind(), byName.get(job.kind()), job.payload(), job.options(), false);
+    }
+
     private InsertRow row(String kindName, JobKind<?> kind, Object payload, JobOptions given) {
+        return row(kindName, kind, payload, given, true);
+    }
+
+    private InsertRow row(String kindName, JobKind<?> kind, Object payload, JobOptions given, boolean seal) {
         Objects.requireNonNull(given, "options");
         // The common call passes JobOptions.defaults(), which the kind's defaults replace whole: no copy per job.
         JobOptions options = kind == null ? given : given.withDefaults(kind.defaults());
         String json = codec.toJson(payload);
+        if (encrypted(kindName, kind)) {
+            if (seal) {
+                json = crypto.seal(json, PayloadCrypto.payloadContext(kindName), "the payload of a job of kind '"
+                        + kindName + "'");
+            }
+        } else {
+            PayloadCrypto.refuseEnvelopeShape(json, "payload");
+        }
         Long runAtMicros = options.runAt() == null ? null : epochMicros(options.runAt());
         Long delayMillis = options.delay() == null ? null : options.delay().toMillis();
         RetryPolicy retry = kind == null ? retryPolicy(kindName) : retryPolicy(kind);
@@ -138,6 +194,12 @@ final class KindRegistry {
     static final class Declarations {
         private final Map<String, RetryPolicy> retryPolicies = new HashMap<>();
         private final Map<String, JobKind<?>> declared = new HashMap<>();
+        private final Set<String> encryptedNames = new HashSet<>();
+
+        void encrypted(String kind) {
+            JobOptionRules.checkKind(kind);
+            encryptedNames.add(kind);
+        }
 
         void retryPolicy(String kind, RetryPolicy policy) {
             JobOptionRules.checkKind(kind);
@@ -156,16 +218,28 @@ final class KindRegistry {
          *
          * @throws IllegalArgumentException if a declared kind is also given a retry policy by name
          */
-        KindRegistry build(PayloadCodec codec, RetryPolicy defaultRetryPolicy, JobObserver observer) {
+        KindRegistry build(PayloadCodec codec, RetryPolicy defaultRetryPolicy, JobObserver observer,
+                           PayloadCrypto crypto) {
             Map<String, JobKind<?>> byName = new HashMap<>(declared);
             retryPolicies.forEach((name, policy) -> {
                 if (declared.containsKey(name)) {
                     throw new IllegalArgumentException("kind '" + name + "' is declared with kind(JobKind): set its "
                             + "retry policy on that JobKind");
                 }
-                byName.put(name, JobKind.of(name, Object.class).retry(policy).build());
+                JobKind.Builder<Object> b = JobKind.of(name, Object.class).retry(policy);
+                byName.put(name, (encryptedNames.contains(name) ? b.encrypted() : b).build());
             });
-            return new KindRegistry(codec, defaultRetryPolicy, Map.copyOf(byName), Map.copyOf(declared), observer);
+            for (String name : encryptedNames) {
+                JobKind<?> kind = byName.get(name);
+                if (kind == null) {
+                    byName.put(name, JobKind.of(name, Object.class).encrypted().build());
+                } else if (!kind.encrypted()) {
+                    throw new IllegalArgumentException("kind '" + name + "' is named by encryptedKind but declared with "
+                            + "kind(JobKind) without encrypted(): declare it encrypted on that JobKind");
+                }
+            }
+            return new KindRegistry(codec, defaultRetryPolicy, Map.copyOf(byName), Map.copyOf(declared), observer,
+                    crypto);
         }
     }
 }

@@ -63,8 +63,8 @@ final class WorkerServices {
         boolean keepHistory = !wiring.historyRetention().isZero();
         this.completer = new Completer(wiring.store(), workerId, keepHistory, config.asyncCommit(),
                 WorkerConfig.COMPLETER_BATCH_SIZE, WorkerConfig.COMPLETER_DRAIN_TIMEOUT);
-        this.executor = new JobExecutor(handlers, wiring.kinds()::retryPolicy, wiring.codec(), completer, wiring.store(),
-                inFlight, workerId, wiring.observer(), keepHistory);
+        this.executor = new JobExecutor(handlers, wiring.kinds()::retryPolicy, wiring.codec(), wiring.crypto(),
+                completer, wiring.store(), inFlight, workerId, wiring.observer(), keepHistory);
         this.queueSettings = new QueueSettingsWatcher(wiring.store(), WorkerConfig.QUEUE_SETTINGS_INTERVAL, wiring.rateLimits());
         queues.forEach((queue, concurrency) -> {
             Producer p = new Producer(new Producer.Settings(queue, concurrency,

@@ -323,6 +323,21 @@ class DocketRouterTest extends DocketTest {
         assertThatThrownBy(move::cancel).isInstanceOf(IllegalStateException.class);
     }
 
+    /** The outbox would hold an encrypted kind's payload in clear: such a kind is enqueued on its own database. */
+    @Test
+    void anEncryptedKindIsRefusedAcrossDatabases() throws Exception {
+        DocketRouter router = router();
+        JobKind<Thumbnail> secret = THUMBNAIL.toBuilder().encrypted().build();
+        try (Connection tx = dataSource().getConnection()) {
+            tx.setAutoCommit(false);
+            assertThatThrownBy(() -> router.enqueueAcross(tx, secret, new Thumbnail("x")))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("encrypted at rest")
+                    .hasMessageContaining("imaging");
+            tx.rollback();
+        }
+        assertThat(inOrders(DocketRouter.OUTBOX_KIND)).isZero();
+    }
+
     @Test
     @Timeout(60)
     void anOutboxJobForwardsIntoTheOtherDatabaseOnlyIfItsTransactionCommits() throws Exception {

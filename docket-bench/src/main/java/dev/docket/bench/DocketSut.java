@@ -1,7 +1,10 @@
 package dev.docket.bench;
 
 import dev.docket.Docket;
+import dev.docket.JobKind;
 import dev.docket.NewJob;
+import dev.docket.PayloadKey;
+import dev.docket.PayloadKeyProvider;
 import dev.docket.Worker;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,7 +17,11 @@ import javax.sql.DataSource;
  * Docket with its public API. Configs: {@code default} (7-day history), {@code delete} (historyRetention 0),
  * for drain only when named, {@code async} ({@code delete} with the workers' {@code asyncCommit(true)}: outcomes
  * and lease extensions commit without waiting for the WAL flush) and, for the {@code txhandler} scenario,
- * {@code transactional} (default, with a transactional handler that inserts one row on its transaction).
+ * {@code transactional} (default, with a transactional handler that inserts one row on its transaction). Opt-in
+ * for drain, bulk and single: {@code parcel} (default with a realistic payload, a parcel's recipient, address,
+ * phone and items, about 450 bytes of JSON) and {@code encrypted} (the same payload, of a kind encrypted at rest
+ * with AES-256-GCM): {@code encrypted} against {@code parcel} is the cost of the encryption alone,
+ * against {@code default} that of the whole.
  */
 final class DocketSut implements Sut {
 
@@ -24,10 +31,25 @@ final class DocketSut implements Sut {
     record Ping(long seq) {
     }
 
+    /** A realistic payload: what a parcel-delivery case study enqueues, personal data included. */
+    record Parcel(long seq, String trackingId, String recipient, String phone, String email, List<String> address,
+                  String postcode, String country, List<Item> items, String instructions) {
+    }
+
+    record Item(String sku, int quantity, long grams) {
+    }
+
     static final String TRANSACTIONAL = "transactional";
     static final String ASYNC = "async";
+    static final String PARCEL = "parcel";
+    static final String ENCRYPTED = "encrypted";
+
+    /** A fixed key: the benchmark measures the cipher, not key management. */
+    private static final PayloadKeyProvider KEYS = PayloadKeyProvider.of(List.of(PayloadKey.of("bench", new byte[32])));
 
     private boolean transactional;
+    private boolean parcels;
+    private JobKind<Parcel> parcelKind;
     private boolean asyncCommit;
     private Docket docket;
     private Worker worker;
@@ -40,7 +62,8 @@ final class DocketSut implements Sut {
     @Override
     public List<String> configs(String scenario) {
         return switch (scenario) {
-            case "drain" -> List.of("default", "delete", ASYNC);
+            case "drain" -> List.of("default", "delete", ASYNC, PARCEL, ENCRYPTED);
+            case "bulk", "single" -> List.of("default", PARCEL, ENCRYPTED);
             case "steady", "soak" -> List.of("default", "delete");
             case "scaleout" -> List.of("default");
             case "fairness" -> List.of(TenantFairness.CAPPED, TenantFairness.UNCAPPED);
@@ -54,7 +77,7 @@ final class DocketSut implements Sut {
 
     @Override
     public boolean optIn(String config) {
-        return config.equals(ASYNC);
+        return config.equals(ASYNC) || config.equals(PARCEL) || config.equals(ENCRYPTED);
     }
 
     @Override
@@ -69,6 +92,13 @@ final class DocketSut implements Sut {
             b.historyRetention(Duration.ZERO);
         }
         asyncCommit = config.equals(ASYNC);
+        parcels = config.equals(PARCEL) || config.equals(ENCRYPTED);
+        JobKind.Builder<Parcel> kind = JobKind.of("noop", Parcel.class);
+        if (config.equals(ENCRYPTED)) {
+            kind.encrypted();
+            b.payloadKeys(KEYS);
+        }
+        parcelKind = kind.build();
         docket = b.build();
         docket.migrate();
         transactional = config.equals(TRANSACTIONAL);
@@ -83,8 +113,24 @@ final class DocketSut implements Sut {
         return docket;
     }
 
+    static Parcel parcel(long seq) {
+        return new Parcel(seq, "DK" + (100_000_000L + seq) + "GB", "Ada Lovelace-Byron", "+44 20 7946 0" + (seq % 1000),
+                "ada.lovelace" + seq + "@example.org", List.of("Flat " + (seq % 40 + 1), "12 St James's Square", "London"),
+                "SW1Y 4JH", "GB", List.of(new Item("SKU-" + (seq % 997), 1 + (int) (seq % 3), 450),
+                        new Item("SKU-CHARGER-USB-C", 1, 120)),
+                "Leave with the concierge if nobody answers; ring twice.");
+    }
+
     @Override
     public void enqueueBatch(long from, int count) {
+        if (parcels) {
+            List<Parcel> payloads = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                payloads.add(parcel(from + i));
+            }
+            docket.enqueueAll(parcelKind, payloads);
+            return;
+        }
         List<NewJob> jobs = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             jobs.add(NewJob.of("noop", new Ping(from + i)));
@@ -94,6 +140,10 @@ final class DocketSut implements Sut {
 
     @Override
     public void enqueueOne(long seq) {
+        if (parcels) {
+            docket.enqueue(parcelKind, parcel(seq));
+            return;
+        }
         docket.enqueue("noop", new Ping(seq));
     }
 
@@ -108,6 +158,8 @@ final class DocketSut implements Sut {
                     ps.executeUpdate();
                 }
             });
+        } else if (parcels) {
+            b.handler(parcelKind, (p, ctx) -> onStart.started(p.seq(), System.nanoTime()));
         } else {
             b.handler("noop", Ping.class, (p, ctx) -> onStart.started(p.seq(), System.nanoTime()));
         }

@@ -6,6 +6,19 @@
 -- if that transaction commits. The library notifies the queue of a job made ready itself (rate-limited).
 SELECT result, queue FROM {{schema}}.signal(?, ?, ?::jsonb, ?, false)
 
+-- name: signalSendInClear
+-- A signal whose payload is in clear, sent only if its job's payload is not encrypted at rest (an envelope: an
+-- object whose only field is docket:encrypted), in one statement: a signal to a job in clear costs one primary-key
+-- probe more and no round trip. The lateral subquery is kept apart (OFFSET 0) so that its condition, which names
+-- none of its own rows, is a one-time filter checked before signal() runs. A job whose payload is encrypted gets
+-- a row of nulls and no signal: the library encrypts the payload and sends it with signalSend.
+SELECT s.result, s.queue
+  FROM (SELECT coalesce((SELECT jsonb_typeof(j.payload -> 'docket:encrypted') = 'object'
+                                AND (j.payload - 'docket:encrypted') = '{}'::jsonb
+                           FROM {{schema}}.jobs j WHERE j.id = ?), false) AS encrypted) t
+  LEFT JOIN LATERAL (SELECT * FROM {{schema}}.signal(?, ?, ?::jsonb, ?, false) WHERE NOT t.encrypted OFFSET 0) s
+         ON true
+
 -- name: signalLatest
 -- What a handler reads: the newest signal of the name sent to its job, whether a wait took it or not.
 SELECT payload::text AS payload FROM {{schema}}.signals

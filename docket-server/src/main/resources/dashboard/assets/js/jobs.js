@@ -194,12 +194,22 @@ export function renderJob(main, route, session, ui) {
 
   function payloadSection(job, payload) {
     const section = h('section', { class: 'card', id: 'job-payload' }, h('h2', { text: 'Payload' }));
+    if (job.payloadEncrypted && payload === undefined) {
+      // Stored encrypted and this server has no key for it: say so, and show nothing else (never the ciphertext).
+      section.append(h('p', { class: 'muted', id: 'payload-encrypted',
+        text: 'Encrypted: this payload is stored encrypted at rest, and this server has no key to read it.' }));
+      return section;
+    }
     if (job.payloadRedacted || !session.seesPayloads) {
+      if (job.payloadEncrypted) {
+        section.append(h('p', { class: 'muted', id: 'payload-encrypted', text: 'Encrypted at rest.' }));
+      }
       section.append(h('p', { class: 'muted', text: 'Payloads are hidden from the ' + session.role + ' role.' }));
       return section;
     }
     section.append(...revealer('payload', payload, payloadShown,
-      'Payloads may hold personal data: shown only on request, version ' + job.payloadVersion + '.'));
+      'Payloads may hold personal data: shown only on request, version ' + job.payloadVersion
+        + (job.payloadEncrypted ? ', encrypted at rest' : '') + '.'));
     if (job.state === 'dead' && canRepair(session)) section.append(payloadEditor(job, payload, flash, load));
     return section;
   }

@@ -69,8 +69,9 @@ export function signalsSection(job, session) {
     h('td', { class: s.sentBy ? null : 'muted', text: s.sentBy || 'the application' }),
     h('td', {}, s.resumedAt ? ['ended a wait ', time(s.resumedAt)] : h('span', { class: 'muted', text: 'kept' })),
     session.seesPayloads && !s.payloadRedacted
-      ? h('td', {}, shown.on ? h('pre', { class: 'error-text signal-payload', text: JSON.stringify(s.payload) })
-        : h('span', { class: 'muted', text: 'hidden' }))
+      ? h('td', {}, s.payloadEncrypted ? h('span', { class: 'muted signal-encrypted', text: 'encrypted' })
+        : shown.on ? h('pre', { class: 'error-text signal-payload', text: JSON.stringify(s.payload) })
+          : h('span', { class: 'muted', text: 'hidden' }))
       : null)));
   const toggle = session.seesPayloads
     ? h('button', {

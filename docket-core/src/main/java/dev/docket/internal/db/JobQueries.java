@@ -154,10 +154,7 @@ public record JobQueries(Jdbc jdbc, Statements sql, ObjectMapper json, SignalQue
             return job;
         }
         JobInfo j = job.get();
-        return Optional.of(new JobInfo(j.id(), j.queue(), j.kind(), j.state(), j.priority(), j.attempt(),
-                j.maxAttempts(), j.runAt(), j.createdAt(), j.attemptedAt(), j.finishedAt(), j.tenant(), j.uniqueKey(),
-                j.lockedBy(), j.deadReason(), j.payloadVersion(), j.payload(), j.errors(), j.metadata(),
-                j.sequenceKey(), j.output(), j.signalWait(), sent, j.progress(), j.logs()));
+        return Optional.of(j.withStoredValues(j.payload(), j.output(), sent, j.payloadEncrypted()));
     }
 
     /**

@@ -29,6 +29,18 @@ public record SignalQueries(Jdbc jdbc, Statements sql) {
                 rs -> new Sent(rs.getString("result"), rs.getString("queue"))).orElseThrow();
     }
 
+    /**
+     * Sends a signal whose payload is in clear on {@code c}, unless the job's payload is stored encrypted at rest
+     * (then its signals must be encrypted too): empty then, and nothing was sent.
+     */
+    public Optional<Sent> sendInClear(Connection c, long jobId, String name, String payloadJson, String sentBy)
+            throws SQLException {
+        Sent sent = Jdbc.first(c, sql.get("signalSendInClear"), p -> p.int8(jobId).int8(jobId).text(name)
+                .text(payloadJson).text(sentBy), rs -> new Sent(rs.getString("result"), rs.getString("queue")))
+                .orElseThrow();
+        return sent.result() == null ? Optional.empty() : Optional.of(sent);
+    }
+
     /** The payload of the newest signal {@code name} sent to the job, as JSON text. */
     public Optional<String> latest(long jobId, String name) throws SQLException {
         return jdbc.first(sql.get("signalLatest"), p -> p.int8(jobId).text(name), rs -> rs.getString("payload"));

@@ -2,12 +2,14 @@ package dev.docket.internal.enqueue;
 
 import dev.docket.ExternalTransactions;
 import dev.docket.SignalDelivery;
+import dev.docket.internal.crypto.PayloadCrypto;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Jdbc;
 import dev.docket.internal.db.SignalQueries.Sent;
 import dev.docket.internal.notify.EnqueueNotifier;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -28,10 +30,13 @@ public final class SignalSender {
     private final EnqueueNotifier notifier;
     private final Consumer<Set<String>> wakeLocalWorkers;
     private final ExternalTransactions externalTransactions;
+    private final PayloadCrypto crypto;
 
     /** {@code notifier} null: signals notify nobody; {@code externalTransactions} null: never joined. */
     public SignalSender(Database store, JobInserter.SchemaCheck schemaCheck, EnqueueNotifier notifier,
-                        Consumer<Set<String>> wakeLocalWorkers, ExternalTransactions externalTransactions) {
+                        Consumer<Set<String>> wakeLocalWorkers, ExternalTransactions externalTransactions,
+                        PayloadCrypto crypto) {
+        this.crypto = crypto;
         this.jdbc = new Jdbc(store.dataSource(), store.networkTimeout());
         this.store = store;
         this.schemaCheck = schemaCheck;
@@ -44,7 +49,7 @@ public final class SignalSender {
     public SignalDelivery send(Connection tx, long jobId, String name, String payloadJson, String sentBy)
             throws SQLException {
         schemaCheck.require(tx);
-        Sent sent = store.signals().send(tx, jobId, name, payloadJson, sentBy);
+        Sent sent = sendOn(tx, jobId, name, payloadJson, sentBy);
         notifyWorkers(tx, sent);
         return delivery(sent);
     }
@@ -56,7 +61,7 @@ public final class SignalSender {
         if (tx == null) {
             return jdbc.autoCommit(c -> {
                 schemaCheck.require(c);
-                Sent sent = store.signals().send(c, jobId, name, payloadJson, sentBy);
+                Sent sent = sendOn(c, jobId, name, payloadJson, sentBy);
                 if (sent.readyQueue() != null) {
                     wakeLocalWorkers.accept(Set.of(sent.readyQueue()));
                     try {
@@ -71,7 +76,7 @@ public final class SignalSender {
             });
         }
         try {
-            Sent sent = store.signals().send(tx, jobId, name, payloadJson, sentBy);
+            Sent sent = sendOn(tx, jobId, name, payloadJson, sentBy);
             notifyWorkers(tx, sent);
             if (sent.readyQueue() != null) {
                 externalTransactions.afterCommit(() -> wakeLocalWorkers.accept(Set.of(sent.readyQueue())));
@@ -80,6 +85,23 @@ public final class SignalSender {
         } finally {
             externalTransactions.release(tx);
         }
+    }
+
+    /**
+     * Sends in clear, unless the job's payload is encrypted (whatever this process knows of its kind, so that a
+     * sender that does not declare the kind still never stores it in clear): then encrypted, or refused when that
+     * needs keys this process does not have. In clear it is one statement, as before encryption existed; the
+     * encrypted case takes a second, on the same connection.
+     */
+    private Sent sendOn(Connection c, long jobId, String name, String payloadJson, String sentBy) throws SQLException {
+        PayloadCrypto.refuseEnvelopeShape(payloadJson, "the payload of signal " + name);
+        Optional<Sent> inClear = store.signals().sendInClear(c, jobId, name, payloadJson, sentBy);
+        if (inClear.isPresent()) {
+            return inClear.get();
+        }
+        String sealed = crypto.seal(payloadJson, PayloadCrypto.signalContext(jobId, name), "the payload of signal "
+                + name + " to job " + jobId + " (whose payload is encrypted)");
+        return store.signals().send(c, jobId, name, sealed, sentBy);
     }
 
     private void notifyWorkers(Connection c, Sent sent) throws SQLException {

@@ -2,6 +2,7 @@ package dev.docket.internal.executor;
 
 import dev.docket.JobRun;
 import dev.docket.RetryPolicy;
+import dev.docket.internal.crypto.PayloadCrypto;
 import dev.docket.internal.db.ClaimedJob;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Outcome;
@@ -31,15 +32,17 @@ public final class CallerThreadRunner {
     private final Map<String, HandlerBinding<?>> handlers;
     private final Function<String, RetryPolicy> retryPolicies;
     private final PayloadCodec codec;
+    private final PayloadCrypto crypto;
     private final List<String> queues;
     private final Duration lease;
     private final String workerId;
     private final boolean keepHistory;
 
     public CallerThreadRunner(Database store, Map<String, HandlerBinding<?>> handlers,
-                              Function<String, RetryPolicy> retryPolicies, PayloadCodec codec, List<String> queues,
-                              Duration lease, String workerId, boolean keepHistory) {
+                              Function<String, RetryPolicy> retryPolicies, PayloadCodec codec, PayloadCrypto crypto,
+                              List<String> queues, Duration lease, String workerId, boolean keepHistory) {
         this.store = store;
+        this.crypto = crypto;
         this.handlers = Map.copyOf(handlers);
         this.retryPolicies = retryPolicies;
         this.codec = codec;
@@ -63,7 +66,7 @@ public final class CallerThreadRunner {
     public List<JobRun> runReady() throws SQLException {
         List<JobRun> runs = new ArrayList<>();
         // Jobs run here for a test are neither measured nor traced.
-        try (JobExecutor executor = new JobExecutor(handlers, retryPolicies, codec, null, store, new InFlight(),
+        try (JobExecutor executor = new JobExecutor(handlers, retryPolicies, codec, crypto, null, store, new InFlight(),
                 workerId, JobObserver.NONE, keepHistory)) {
             Map<String, Duration> kindLeases = executor.kindLeases();
             boolean ranAny = true;

@@ -1,11 +1,13 @@
 package dev.docket.internal.executor;
 
+import dev.docket.EncryptedPayloadException;
 import dev.docket.JobContext;
 import dev.docket.JobKind;
 import dev.docket.PermanentJobFailure;
 import dev.docket.RetryPolicy;
 import dev.docket.SignalTimeout;
 import dev.docket.internal.completer.Completer;
+import dev.docket.internal.crypto.PayloadCrypto;
 import dev.docket.internal.db.ClaimedJob;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.Outcome;
@@ -54,6 +56,7 @@ public final class JobExecutor implements AutoCloseable {
     private final Map<String, HandlerBinding<?>> handlers;
     private final Function<String, RetryPolicy> retryPolicies;
     private final PayloadCodec codec;
+    private final PayloadCrypto crypto;
     private final Completer completer;
     private final Database store;
     private final InFlight inFlight;
@@ -71,9 +74,18 @@ public final class JobExecutor implements AutoCloseable {
     public JobExecutor(Map<String, HandlerBinding<?>> handlers, Function<String, RetryPolicy> retryPolicies,
                        PayloadCodec codec, Completer completer, Database store, InFlight inFlight, String workerId,
                        JobObserver observer, boolean keepHistory) {
+        this(handlers, retryPolicies, codec, new PayloadCrypto(null), completer, store, inFlight, workerId, observer,
+                keepHistory);
+    }
+
+    /** As above, with the keys of payloads encrypted at rest. */
+    public JobExecutor(Map<String, HandlerBinding<?>> handlers, Function<String, RetryPolicy> retryPolicies,
+                       PayloadCodec codec, PayloadCrypto crypto, Completer completer, Database store, InFlight inFlight,
+                       String workerId, JobObserver observer, boolean keepHistory) {
         this.handlers = Map.copyOf(handlers);
         this.retryPolicies = retryPolicies;
         this.codec = codec;
+        this.crypto = crypto;
         this.completer = completer;
         this.store = store;
         this.inFlight = inFlight;
@@ -85,7 +97,7 @@ public final class JobExecutor implements AutoCloseable {
         // Most attempts end long before their timeout: their cancelled timers must not pile up.
         timer.setRemoveOnCancelPolicy(true);
         this.timeouts = timer;
-        this.outputs = new RecordedOutputs(store.workflows(), codec, workerId);
+        this.outputs = new RecordedOutputs(store.workflows(), codec, crypto, workerId);
     }
 
     /** Attempts this executor's started jobs finished in the last minute (not those {@link #runHere run here}). */
@@ -191,7 +203,7 @@ public final class JobExecutor implements AutoCloseable {
         ScheduledFuture<?> timer = timeout == null ? null
                 : timeouts.schedule(running::timeOut, timeout.toNanos(), TimeUnit.NANOSECONDS);
         AttemptObservation observation = observer.attemptStarting(running.job());
-        Context ctx = new Context(running.job(), outputs, this, observation);
+        Context ctx = new Context(running.job(), outputs, this, observation, binding == null ? null : binding.kind());
         Outcome outcome = null;
         try {
             outcome = attempt(running, binding, timeout, observation, ctx);
@@ -219,9 +231,19 @@ public final class JobExecutor implements AutoCloseable {
         if (job.payloadVersion() > binding.kind().payloadVersion()) {
             return awaitNewerWorker(job, binding.kind());
         }
+        String json;
+        try {
+            json = plaintext(job, binding.kind());
+        } catch (EncryptedPayloadException e) {
+            observation.failed(e);
+            // A missing key may be configured (or another worker may have it): retried. A value that fails
+            // authentication, or sits in clear where it must not, will not change by itself: dead, kept for replay.
+            return e.keyMissing() ? failed(job, e.getMessage(), binding.retryPolicy())
+                    : new Outcome.Dead(job.fence(), job.sequenceKey(), e.getMessage(), e.getMessage());
+        }
         Object payload;
         try {
-            payload = binding.decode(codec, job.payload(), job.payloadVersion());
+            payload = binding.decode(codec, json, job.payloadVersion());
         } catch (IllegalArgumentException e) {
             observation.failed(e);
             // A payload that does not fit its type will not fit on the next attempt either.
@@ -298,8 +320,35 @@ public final class JobExecutor implements AutoCloseable {
         }
     }
 
+    /**
+     * The job's payload in clear: decrypted when it is stored encrypted (whatever its kind says now, so that a kind
+     * that stops encrypting still reads its older jobs), refused in clear for an encrypted kind unless the kind
+     * accepts it. For a payload in clear of a kind that is not encrypted, one {@code startsWith}.
+     */
+    private String plaintext(ClaimedJob job, JobKind<?> kind) {
+        String json = job.payload();
+        if (PayloadCrypto.isSealed(json)) {
+            return crypto.open(json, PayloadCrypto.payloadContext(job.kind()), "the payload of job " + job.id());
+        }
+        if (kind.encrypted() && !kind.acceptsPlaintext()) {
+            throw new EncryptedPayloadException("the payload of job " + job.id() + " is stored in clear, and its kind '"
+                    + job.kind() + "' is encrypted: it was enqueued by the SQL function enqueue() or by a Docket that "
+                    + "does not declare the kind encrypted; declare the kind with acceptPlaintext() to run such jobs", false);
+        }
+        return json;
+    }
+
     /** A signal's payload as {@code type}; the codec's message names the signal instead of "payload". */
-    private <T> T readSignal(String json, String name, Class<T> type) {
+    private <T> T readSignal(String json, String name, Class<T> type, long jobId, boolean encrypted,
+                             boolean acceptPlaintext) {
+        if (PayloadCrypto.isSealed(json)) {
+            json = crypto.open(json, PayloadCrypto.signalContext(jobId, name), "the payload of signal " + name
+                    + " to job " + jobId);
+        } else if (encrypted && !acceptPlaintext) {
+            throw new EncryptedPayloadException("the payload of signal " + name + " to job " + jobId + " is stored in "
+                    + "clear, and the job is encrypted: it was sent by the SQL function signal(); declare the kind "
+                    + "with acceptPlaintext() to read such signals", false);
+        }
         try {
             return codec.fromJson(json, type);
         } catch (IllegalArgumentException e) {
@@ -356,9 +405,15 @@ public final class JobExecutor implements AutoCloseable {
         private volatile Long awaitTimeoutMillis;
         private volatile String awaitOnTimeout;
         private volatile JobNotes notes;
+        /** Whether its output and signals are encrypted: its kind is, or its payload is stored encrypted. */
+        private final boolean encrypted;
+        private final boolean acceptPlaintext;
 
-        Context(ClaimedJob job, RecordedOutputs outputs, JobExecutor executor, AttemptObservation observation) {
+        Context(ClaimedJob job, RecordedOutputs outputs, JobExecutor executor, AttemptObservation observation,
+                JobKind<?> kind) {
             this.job = job;
+            this.encrypted = kind != null && kind.encrypted() || PayloadCrypto.mayBeSealed(job.payload());
+            this.acceptPlaintext = kind != null && kind.acceptsPlaintext();
             this.outputs = outputs;
             this.executor = executor;
             this.observation = observation;
@@ -411,7 +466,7 @@ public final class JobExecutor implements AutoCloseable {
             Objects.requireNonNull(type, "type");
             return Database.call("reading signal " + name + " of job " + job.id(),
                     () -> executor.store.signals().latest(job.id(), name))
-                    .map(json -> executor.readSignal(json, name, type));
+                    .map(json -> executor.readSignal(json, name, type, job.id(), encrypted, acceptPlaintext));
         }
 
         @Override
@@ -474,7 +529,7 @@ public final class JobExecutor implements AutoCloseable {
 
         @Override
         public void recordOutput(Object value) {
-            outputs.record(job.fence(), value);
+            outputs.record(job.fence(), value, encrypted);
         }
 
         @Override

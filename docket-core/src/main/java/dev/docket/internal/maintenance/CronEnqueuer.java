@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,8 +34,17 @@ public final class CronEnqueuer {
     private static final Logger log = LoggerFactory.getLogger(CronEnqueuer.class);
     static final int MAX_CATCH_UP = 10;
 
-    /** One schedule declared in code: its name, when it fires, and the job each slot enqueues (run_at and unique key set per slot). */
-    public record Schedule(String name, String cron, ExecutionTime times, ZoneId zone, InsertRow job) {
+    /**
+     * One schedule declared in code: its name, when it fires, the job each slot enqueues (run_at and unique key
+     * set per slot), and what each slot does to the payload (an encrypted kind's is sealed anew per slot).
+     */
+    public record Schedule(String name, String cron, ExecutionTime times, ZoneId zone, InsertRow job,
+            UnaryOperator<String> payload) {
+
+        /** A schedule whose payload is stored as the row holds it. */
+        public Schedule(String name, String cron, ExecutionTime times, ZoneId zone, InsertRow job) {
+            this(name, cron, times, zone, job, UnaryOperator.identity());
+        }
     }
 
     /** Builds the job a stored schedule enqueues, with its kind's defaults as this node knows them. */
@@ -83,7 +93,7 @@ public final class CronEnqueuer {
                 continue;
             }
             for (Instant slot : dueSlots(s.times(), s.zone(), s.name(), last.get(), now)) {
-                if (store.cronSlots().enqueueSlot(s.name(), slot, forSlot(s.name(), s.job(), slot))) {
+                if (store.cronSlots().enqueueSlot(s.name(), slot, forSlot(s.name(), s.job(), s.payload(), slot))) {
                     enqueued++;
                 }
             }
@@ -122,7 +132,7 @@ public final class CronEnqueuer {
                 : dueSlots(times, zone, s.name(), last.get(), now);
         int enqueued = 0;
         for (Instant slot : due) {
-            if (store.cronSlots().enqueueStoredSlot(s.name(), s.version(), slot, forSlot(s.name(), job, slot))) {
+            if (store.cronSlots().enqueueStoredSlot(s.name(), s.version(), slot, forSlot(s.name(), job, UnaryOperator.identity(), slot))) {
                 enqueued++;
             }
         }
@@ -172,10 +182,10 @@ public final class CronEnqueuer {
         return latest.toInstant().isAfter(last) ? List.of(latest.toInstant()) : List.of(first.get().toInstant());
     }
 
-    private static InsertRow forSlot(String name, InsertRow j, Instant slot) {
+    private static InsertRow forSlot(String name, InsertRow j, UnaryOperator<String> payload, Instant slot) {
         long micros = ChronoUnit.MICROS.between(Instant.EPOCH, slot);
-        return new InsertRow(j.queue(), j.kind(), j.payloadJson(), j.payloadVersion(), j.priority(), micros, null,
-                j.maxAttempts(), j.tenant(), "cron:" + name + ":" + slot.getEpochSecond(), null, j.metadataJson(),
+        return new InsertRow(j.queue(), j.kind(), payload.apply(j.payloadJson()), j.payloadVersion(), j.priority(), micros,
+                null, j.maxAttempts(), j.tenant(), "cron:" + name + ":" + slot.getEpochSecond(), null, j.metadataJson(),
                 j.sequenceKey(), j.haltSequence(), new long[0], null, j.waits());
     }
 

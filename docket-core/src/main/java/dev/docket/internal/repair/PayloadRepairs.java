@@ -3,6 +3,9 @@ package dev.docket.internal.repair;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.docket.DeadJobQuery;
 import dev.docket.DeadJobRepair;
+import dev.docket.JobInfo;
+import dev.docket.JobState;
+import dev.docket.internal.crypto.PayloadCrypto;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.DeadJobQueries;
 import dev.docket.internal.db.DeadJobRepairQueries;
@@ -12,14 +15,20 @@ import dev.docket.internal.json.PayloadJson;
 import dev.docket.internal.rules.TextRules;
 import java.sql.SQLException;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Repairs dead jobs' payloads before they are replayed ({@code DocketAdmin.repairDead} and
  * {@code repairDeadGroup}, whose Javadoc states the rules checked here). Every repaired payload passes
  * the rules of an enqueue (valid JSON text, the size limit) and each repair is recorded in the job's
- * metadata ({@code docket.repairs}: who, when, how).
+ * metadata ({@code docket.repairs}: who, when, how). A payload stored encrypted (or of a kind this Docket
+ * encrypts) is repaired only where the keys are: it is decrypted, changed and encrypted again under the current
+ * key; without keys the repair is refused and nothing changes.
+ *
+ * @param encryptedKind whether this Docket encrypts a kind of that name
  */
-public record PayloadRepairs(Database store, PayloadCodec codec) {
+public record PayloadRepairs(Database store, PayloadCodec codec, PayloadCrypto crypto, Predicate<String> encryptedKind) {
 
     /** The longest {@code repairedBy}, in characters ({@code DocketAdmin.MAX_REPAIRED_BY}). */
     public static final int MAX_REPAIRED_BY = 200;
@@ -36,6 +45,16 @@ public record PayloadRepairs(Database store, PayloadCodec codec) {
         checkRepairedBy(by);
         return Database.call("repairing dead job " + id, () -> {
             String json = codec.toJson(PayloadJson.parse(payload, "payload"));
+            Optional<JobInfo> dead = store.jobs().find(id).filter(j -> j.state() == JobState.DEAD);
+            if (dead.isEmpty()) {
+                return false;
+            }
+            String kind = dead.get().kind();
+            if (PayloadCrypto.isSealed(dead.get().payload()) || encryptedKind.test(kind)) {
+                json = crypto.seal(json, PayloadCrypto.payloadContext(kind), "the repaired payload of dead job " + id);
+            } else {
+                PayloadCrypto.refuseEnvelopeShape(json, "payload");
+            }
             return store.deadJobRepairs().replace(id, json, by, REPLACED);
         });
     }
@@ -67,17 +86,28 @@ public record PayloadRepairs(Database store, PayloadCodec codec) {
                     + "replace every payload of the group whole");
         }
         store.deadJobs().sign();
+        String kind = group.kind();
+        boolean kindEncrypted = encryptedKind.test(kind);
         return store.deadJobRepairs().applyToGroup(group, max, (id, stored) -> {
-            JsonNode before = PayloadJson.parse(stored, "the stored payload of job " + id);
+            boolean sealed = PayloadCrypto.isSealed(stored);
+            String clear = sealed ? crypto.open(stored, PayloadCrypto.payloadContext(kind), "the payload of dead job "
+                    + id + " (a merge patch of encrypted payloads needs their keys)") : stored;
+            JsonNode before = PayloadJson.parse(clear, "the stored payload of job " + id);
             JsonNode after = MergePatch.apply(before, patch);
             if (after.equals(before)) {
                 return null;
             }
+            String json;
             try {
-                return codec.toJson(after);
+                json = codec.toJson(after);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("job " + id + ": the patched " + e.getMessage(), e);
             }
+            if (sealed || kindEncrypted) {
+                return crypto.seal(json, PayloadCrypto.payloadContext(kind), "the patched payload of dead job " + id);
+            }
+            PayloadCrypto.refuseEnvelopeShape(json, "job " + id + ": the patched payload");
+            return json;
         }, by, MERGE_PATCH, !dryRun);
     }
 

@@ -1,6 +1,7 @@
 package dev.docket.server.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.docket.EncryptedPayloadException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -23,7 +24,7 @@ public final class ApiErrors {
     /** Every error code the server answers with. */
     public static final List<String> CODES = List.of("bad_request", "unauthorized", "forbidden", "csrf", "not_found",
             "method_not_allowed", "request_timeout", "conflict", "payload_too_large", "unsupported_media_type", "uri_too_long",
-            "headers_too_large", "unserved_kind", "not_ready", "unavailable");
+            "headers_too_large", "unserved_kind", "payload_encryption", "not_ready", "unavailable");
 
     /** The body of every error response. */
     public record Body(String error, String message) {
@@ -60,6 +61,9 @@ public final class ApiErrors {
             }
         });
         app.exception(IllegalArgumentException.class, (e, ctx) -> write(ctx, 400, "bad_request", e.getMessage()));
+        // A job of an encrypted kind this server cannot encrypt or read (no keys, or not the one needed): refused,
+        // never stored in clear. The message names the key id and job, never a payload.
+        app.exception(EncryptedPayloadException.class, (e, ctx) -> write(ctx, 422, "payload_encryption", e.getMessage()));
         app.exception(Exception.class, (e, ctx) -> {
             log.warn("docket: {} {} failed: {}", ctx.method(), ctx.path(), withCauses(e));
             write(ctx, 503, "unavailable", "the request could not be served (database unreachable?); try again");

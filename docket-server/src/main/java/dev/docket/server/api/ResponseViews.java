@@ -38,6 +38,10 @@ public final class ResponseViews {
      * {@code outputRedacted: true}; both are left out when the job recorded none. So do the payloads of its
      * {@code signals}. {@code signalWait} (what a waiting job waits for) and {@code progress} are left out
      * when there is none; {@code signals} and {@code logs} (one entry per attempt) are empty then.
+     * {@code payloadEncrypted: true} (left out otherwise) says the job's payload (and with it its output and
+     * signals' payloads) is stored encrypted at rest: a server without the key shows neither {@code payload} nor
+     * {@code payloadRedacted} then, and leaves out the output and the signals' payloads it cannot read (never the
+     * ciphertext); with the key, a caller who may see payloads sees them in clear.
      */
     public record Job(long id, String kind, String queue, String state, int priority, int attempt, int maxAttempts,
                       Instant runAt, Instant createdAt, Instant attemptedAt, Instant finishedAt, String tenant,
@@ -47,7 +51,8 @@ public final class ResponseViews {
                       String sequenceKey, @JsonInclude(JsonInclude.Include.NON_NULL) Object output,
                       @JsonInclude(JsonInclude.Include.NON_NULL) Boolean outputRedacted,
                       @JsonInclude(JsonInclude.Include.NON_NULL) Wait signalWait, List<Signal> signals,
-                      @JsonInclude(JsonInclude.Include.NON_NULL) Progress progress, List<AttemptLog> logs) {
+                      @JsonInclude(JsonInclude.Include.NON_NULL) Progress progress, List<AttemptLog> logs,
+                      @JsonInclude(JsonInclude.Include.NON_NULL) Boolean payloadEncrypted) {
 
         /**
          * This view with {@code payload} and {@code output} (null: none) in place of whatever it showed (the
@@ -56,7 +61,7 @@ public final class ResponseViews {
         public Job withShown(Object payload, Object output) {
             return new Job(id, kind, queue, state, priority, attempt, maxAttempts, runAt, createdAt, attemptedAt,
                     finishedAt, tenant, errorCount, deadReason, uniqueKey, lockedBy, payloadVersion, metadata, payload,
-                    null, errors, sequenceKey, output, null, signalWait, signals, progress, logs);
+                    null, errors, sequenceKey, output, null, signalWait, signals, progress, logs, payloadEncrypted);
         }
     }
 
@@ -67,11 +72,12 @@ public final class ResponseViews {
 
     /**
      * A signal sent to the job; {@code resumedAt} is when it ended a wait (null while kept). Its payload follows
-     * the job payload's rule.
+     * the job payload's rule, {@code payloadEncrypted: true} included.
      */
     public record Signal(long id, String name, Instant sentAt, String sentBy, Instant resumedAt,
                          @JsonInclude(JsonInclude.Include.NON_NULL) RawJson payload,
-                         @JsonInclude(JsonInclude.Include.NON_NULL) Boolean payloadRedacted) {
+                         @JsonInclude(JsonInclude.Include.NON_NULL) Boolean payloadRedacted,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) Boolean payloadEncrypted) {
     }
 
     /** How far the job has come, as its handler last reported it. */
@@ -139,17 +145,24 @@ public final class ResponseViews {
     public record Queues(List<Queue> queues, List<Running> runningByTenant) {
     }
 
-    /** The view of a job; its payload and its output only if {@code showPayload}. */
+    /**
+     * The view of a job; its payload and its output only if {@code showPayload}, and only those this server could
+     * read (an encrypted one it has no key for is left out, {@code payloadEncrypted} says why).
+     */
     public static Job job(JobInfo j, boolean showPayload) {
+        boolean encrypted = j.payloadEncrypted();
+        // Without the key the payload is null in the JobInfo: nothing to show, and nothing redacted either.
+        boolean unreadable = encrypted && j.payload() == null;
         return new Job(j.id(), j.kind(), j.queue(), state(j.state()), j.priority(), j.attempt(), j.maxAttempts(),
                 j.runAt(), j.createdAt(), j.attemptedAt(), j.finishedAt(), j.tenant(), j.errors().size(), j.deadReason(),
                 j.uniqueKey(), j.lockedBy(), j.payloadVersion(), new RawJson(j.metadata()),
-                showPayload ? new RawJson(j.payload()) : null, showPayload ? null : Boolean.TRUE,
+                showPayload && j.payload() != null ? new RawJson(j.payload()) : null,
+                showPayload || unreadable ? null : Boolean.TRUE,
                 j.errors().stream().map(ResponseViews::error).toList(), j.sequenceKey(),
                 showPayload && j.output() != null ? new RawJson(j.output()) : null,
                 showPayload || j.output() == null ? null : Boolean.TRUE, waitOf(j.signalWait()),
-                j.signals().stream().map(s -> signal(s, showPayload)).toList(), progress(j.progress()),
-                j.logs().stream().map(ResponseViews::attemptLog).toList());
+                j.signals().stream().map(s -> signal(s, showPayload, encrypted)).toList(), progress(j.progress()),
+                j.logs().stream().map(ResponseViews::attemptLog).toList(), encrypted ? Boolean.TRUE : null);
     }
 
     private static Wait waitOf(SignalWait w) {
@@ -157,9 +170,11 @@ public final class ResponseViews {
                 w.onTimeout() == null ? null : w.onTimeout().name().toLowerCase(Locale.ROOT));
     }
 
-    private static Signal signal(JobSignal s, boolean showPayload) {
+    private static Signal signal(JobSignal s, boolean showPayload, boolean jobEncrypted) {
+        boolean unreadable = jobEncrypted && s.payload() == null;
         return new Signal(s.id(), s.name(), s.sentAt(), s.sentBy(), s.resumedAt(),
-                showPayload ? new RawJson(s.payload()) : null, showPayload ? null : Boolean.TRUE);
+                showPayload && s.payload() != null ? new RawJson(s.payload()) : null,
+                showPayload || unreadable ? null : Boolean.TRUE, unreadable ? Boolean.TRUE : null);
     }
 
     private static Progress progress(JobProgress p) {

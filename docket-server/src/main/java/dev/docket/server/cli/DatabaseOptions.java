@@ -2,7 +2,9 @@ package dev.docket.server.cli;
 
 import dev.docket.Docket;
 import dev.docket.DocketRouter;
+import dev.docket.PayloadKeyProvider;
 import dev.docket.internal.db.DatabaseUrl;
+import dev.docket.internal.rules.JobOptionRules;
 import dev.docket.internal.rules.TextRules;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -88,9 +90,13 @@ final class DatabaseOptions {
     /** {@link #openAll(int, Consumer)} with settings per database ({@code settings} gets each one's name). */
     Map<String, Database> openAll(int poolSize, BiConsumer<String, Docket.Builder> settings) {
         Map<String, Database> open = new LinkedHashMap<>();
+        Consumer<Docket.Builder> encryption = payloadEncryption();
         try {
             namedUrls().forEach((name, u) -> open.put(name, Database.open(u, schema, poolSize,
-                    "docket-" + mixee.name() + "-" + name, b -> settings.accept(name, b))));
+                    "docket-" + mixee.name() + "-" + name, b -> {
+                        encryption.accept(b);
+                        settings.accept(name, b);
+                    })));
             return open;
         } catch (RuntimeException e) {
             open.values().forEach(Database::close);
@@ -128,7 +134,48 @@ final class DatabaseOptions {
                     + "belongs to one database: give this command that database's --database-url");
         }
         DatabaseUrl parsed = databaseUrl();
-        return Database.open(parsed, schema, poolSize, "docket-" + mixee.name(), settings);
+        Consumer<Docket.Builder> encryption = payloadEncryption();
+        return Database.open(parsed, schema, poolSize, "docket-" + mixee.name(), encryption.andThen(settings));
+    }
+
+    /**
+     * The keys of payloads encrypted at rest, from {@code DOCKET_PAYLOAD_KEYS} ({@code kid:base64key,...}, the
+     * newest last or marked {@code *}), and the kinds this process encrypts by name, from
+     * {@code DOCKET_ENCRYPTED_KINDS} ({@code kind,kind}): read before anything connects, so that a malformed
+     * configuration stops the command at once. Neither set: nothing is encrypted or decrypted here.
+     *
+     * @throws CommandFailure (a usage error) saying which entry is wrong, never with key text
+     */
+    Consumer<Docket.Builder> payloadEncryption() {
+        String keys = root().env("DOCKET_PAYLOAD_KEYS");
+        String kinds = root().env("DOCKET_ENCRYPTED_KINDS");
+        PayloadKeyProvider provider = null;
+        if (keys != null && !keys.isBlank()) {
+            try {
+                provider = PayloadKeyProvider.parse(keys);
+            } catch (IllegalArgumentException e) {
+                throw CommandFailure.usage("DOCKET_PAYLOAD_KEYS: " + e.getMessage());
+            }
+        }
+        List<String> encrypted = new ArrayList<>();
+        if (kinds != null && !kinds.isBlank()) {
+            for (String kind : kinds.split(",", -1)) {
+                String name = kind.strip();
+                try {
+                    JobOptionRules.checkKind(name);
+                } catch (IllegalArgumentException e) {
+                    throw CommandFailure.usage("DOCKET_ENCRYPTED_KINDS: " + e.getMessage());
+                }
+                encrypted.add(name);
+            }
+        }
+        PayloadKeyProvider found = provider;
+        return b -> {
+            if (found != null) {
+                b.payloadKeys(found);
+            }
+            encrypted.forEach(b::encryptedKind);
+        };
     }
 
     /** Connects and checks that the schema is migrated: what the operational commands need. */

@@ -45,13 +45,15 @@ final class JobCommand extends DatabaseCommand {
                 throw CommandFailure.usage("no database named " + TextRules.describe(name) + "; databases: "
                         + database.namedUrls().keySet());
             }
-            try (Database db = Database.open(url, database.schema, 2, "docket-job", b -> { })) {
+            try (Database db = Database.open(url, database.schema, 2, "docket-job", database.payloadEncryption())) {
                 db.requireCurrentSchema();
                 job = db.docket().job(id).orElseThrow(() -> noJob(id, database.schema + " of database " + name));
             }
         }
         Object output = job.output() == null ? null : JSON.readTree(job.output());
-        return println(JSON.writeValueAsString(ResponseViews.job(job, true).withShown(JSON.readTree(job.payload()), output)));
+        // An encrypted payload this process has no key for is null: shown as payloadEncrypted, never as ciphertext.
+        Object payload = job.payload() == null ? null : JSON.readTree(job.payload());
+        return println(JSON.writeValueAsString(ResponseViews.job(job, true).withShown(payload, output)));
     }
 
     private static long parseId(String text) {
