@@ -3,6 +3,7 @@ package dev.docket;
 import static dev.docket.internal.db.Database.call;
 import static dev.docket.internal.db.Database.run;
 
+import dev.docket.internal.crypto.PayloadCrypto;
 import dev.docket.internal.db.Database;
 import dev.docket.internal.db.DeadJobQueries;
 import dev.docket.internal.doctor.Doctor;
@@ -288,14 +289,19 @@ public final class DocketAdmin {
      * {@code docket.edits}, as {@code {"at", "by", "changed"}} ({@code changed}: the names of the fields
      * changed; never the payload), the last 20 kept, and stays with the job in the history and dead-letter table.
      *
+     * A new payload for a job stored encrypted, or of a kind this Docket encrypts, is encrypted under the
+     * current key before it is written.
+     *
      * @param by who edits it, for the record: 1 to {@value #MAX_EDITED_BY} printable characters
      * @throws IllegalArgumentException for a payload or {@code by} that breaks these rules
+     * @throws EncryptedPayloadException for a payload that must be encrypted where no keys are configured
+     *                                   (nothing is changed)
      */
     public JobEditResult editJob(long id, JobEdit edit, String by) {
         Objects.requireNonNull(edit, "edit");
         checkBy(by);
         String payload = edit.payloadJson() == null ? null
-                : wiring.codec().toJson(PayloadJson.parse(edit.payloadJson(), "payload"));
+                : storedForm(id, wiring.codec().toJson(PayloadJson.parse(edit.payloadJson(), "payload")));
         List<String> changed = new ArrayList<>(4);
         if (payload != null) {
             changed.add("payload");
@@ -334,6 +340,26 @@ public final class DocketAdmin {
             };
             return new JobEditResult(id, JobEditResult.Outcome.NOT_EDITABLE, state, why);
         });
+    }
+
+    /**
+     * An edited payload as the job's row holds it: encrypted under the current key when the job's payload is
+     * stored encrypted or its kind is one this Docket encrypts (the kind never changes, so reading it first is
+     * safe); otherwise in clear, refused if it has the envelope's shape.
+     *
+     * @throws EncryptedPayloadException for a payload that must be encrypted where no keys are configured
+     */
+    private String storedForm(long id, String json) {
+        Optional<JobInfo> job = call("reading job " + id, () -> store.jobs().find(id));
+        if (job.isEmpty()) {
+            return json;
+        }
+        String kind = job.get().kind();
+        if (PayloadCrypto.isSealed(job.get().payload()) || wiring.kinds().encrypted(kind)) {
+            return wiring.crypto().seal(json, PayloadCrypto.payloadContext(kind), "the edited payload of job " + id);
+        }
+        PayloadCrypto.refuseEnvelopeShape(json, "the edited payload of job " + id);
+        return json;
     }
 
     /**

@@ -347,6 +347,28 @@ class EncryptedPayloadTest extends DocketTest {
     }
 
     @Test
+    void anOperatorsEditOfAnEncryptedPayloadIsEncryptedWhereTheKeysAreAndRefusedWhereTheyAreNot() throws Exception {
+        Docket docket = docketWith(K1, K2);
+        long id = docket.enqueue(DELIVER, new Parcel("Ada", "wrong"),
+                JobOptions.builder().runAt(java.time.Instant.now().plus(java.time.Duration.ofHours(1))).build()).id();
+        String before = stored("jobs", "payload", id);
+        String edited = "{\"recipient\":\"Ada\",\"phone\":\"" + PHONE + "\"}";
+
+        assertThatThrownBy(() -> docket().admin().editJob(id, JobEdit.builder().payload(edited).build(), "ops"))
+                .isInstanceOf(EncryptedPayloadException.class);
+        assertThat(stored("jobs", "payload", id)).as("unchanged where the keys are not").isEqualTo(before);
+
+        assertThat(docket.admin().editJob(id, JobEdit.builder().payload(edited).runNow().build(), "ops").edited())
+                .isTrue();
+        assertThat(stored("jobs", "payload", id)).doesNotContain(PHONE);
+        assertThat(kid(stored("jobs", "payload", id))).as("the current key").isEqualTo("k2");
+
+        List<Parcel> seen = new CopyOnWriteArrayList<>();
+        docket.worker().queue("default", 1).handler(DELIVER, (p, ctx) -> seen.add(p)).runReadyJobs();
+        assertThat(seen).containsExactly(new Parcel("Ada", PHONE));
+    }
+
+    @Test
     void aPeriodicJobOfAnEncryptedKindIsEncryptedAnewAtEachSlot() {
         PeriodicJob every = new PeriodicJob("every-second", "* * * * * *", java.time.ZoneId.of("UTC"), "deliver",
                 new Parcel("Ada", PHONE), JobOptions.defaults());
