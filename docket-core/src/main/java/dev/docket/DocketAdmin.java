@@ -41,7 +41,7 @@ public final class DocketAdmin {
         this.wiring = wiring;
         this.store = wiring.store();
         this.repairs = new PayloadRepairs(store, wiring.codec(), wiring.crypto(), wiring.kinds()::encrypted);
-        this.scheduleChanges = new ScheduleChanges(store, wiring.codec());
+        this.scheduleChanges = new ScheduleChanges(store, wiring.codec(), wiring.kinds()::encrypted);
         this.workflows = workflows;
     }
 
@@ -153,12 +153,16 @@ public final class DocketAdmin {
      * the guarantee of a {@link PeriodicJob}: one job per slot across the cluster, however leadership
      * moves, and missed slots caught up as its {@link ScheduleDefinition#catchUp()} says. Its first slot is
      * the first after now. A kind that no live worker serves is accepted (its jobs wait for one, as any
-     * enqueue's would): {@link ScheduleInfo#kindServed()} is false then, and the tools warn.
+     * enqueue's would): {@link ScheduleInfo#kindServed()} is false then, and the tools warn. A kind this
+     * Docket encrypts (declared with {@link JobKind.Builder#encrypted()} or named by
+     * {@code Docket.Builder.encryptedKind}) is refused: the schedules table would hold its
+     * payload in clear; declare such a schedule in code ({@link PeriodicJob}), whose slots are encrypted.
      *
      * @param changedBy who creates it, for the record: 1 to {@value #MAX_CHANGED_BY} printable characters
      * @return the schedule as stored
      * @throws IllegalArgumentException for a payload that is not JSON an enqueue would accept (size, a field
-     *                                  name twice, NUL) or a bad {@code changedBy}; nothing is written
+     *                                  name twice, NUL), a kind this Docket encrypts, or a bad
+     *                                  {@code changedBy}; nothing is written
      * @throws IllegalStateException    if a schedule of this name exists, stored or declared in code
      */
     public ScheduleInfo createSchedule(ScheduleDefinition definition, String changedBy) {

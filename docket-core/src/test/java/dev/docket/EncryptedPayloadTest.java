@@ -369,6 +369,17 @@ class EncryptedPayloadTest extends DocketTest {
     }
 
     @Test
+    void aStoredScheduleOfAnEncryptedKindIsRefusedAsItsPayloadWouldSitInClear() {
+        Docket docket = docket(b -> b.payloadKeys(PayloadKeyProvider.of(List.of(K1))).encryptedKind("deliver"));
+        ScheduleDefinition nightly = ScheduleDefinition.of("nightly-delivery", "0 3 * * *", "deliver")
+                .withPayloadJson("{\"recipient\":\"Ada\",\"phone\":\"" + PHONE + "\"}");
+
+        assertThatThrownBy(() -> docket.admin().createSchedule(nightly, "ops"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("encrypted at rest");
+        assertThat(docket.admin().schedules()).noneMatch(s -> s.name().equals("nightly-delivery"));
+    }
+
+    @Test
     void aPeriodicJobOfAnEncryptedKindIsEncryptedAnewAtEachSlot() {
         PeriodicJob every = new PeriodicJob("every-second", "* * * * * *", java.time.ZoneId.of("UTC"), "deliver",
                 new Parcel("Ada", PHONE), JobOptions.defaults());

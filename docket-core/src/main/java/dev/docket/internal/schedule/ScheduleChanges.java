@@ -10,6 +10,7 @@ import dev.docket.internal.json.PayloadJson;
 import dev.docket.internal.rules.ScheduleRules;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,8 +18,11 @@ import org.slf4j.LoggerFactory;
  * Changes to schedules stored at run time ({@code DocketAdmin.createSchedule} and the rest, whose Javadoc
  * states the rules checked here). Every check runs before anything is written, and each change is one
  * transaction: a refused change writes nothing.
+ *
+ * @param encryptedKind whether this Docket encrypts a kind of that name: such a schedule is refused, as the
+ *                      schedules table would hold its payload in clear
  */
-public record ScheduleChanges(Database store, PayloadCodec codec) {
+public record ScheduleChanges(Database store, PayloadCodec codec, Predicate<String> encryptedKind) {
 
     private static final Logger log = LoggerFactory.getLogger(ScheduleChanges.class);
     /** The most runs one {@link #runs} call returns: as many as are kept. */
@@ -83,6 +87,11 @@ public record ScheduleChanges(Database store, PayloadCodec codec) {
             throw new IllegalArgumentException("schedule definition must not be null");
         }
         ScheduleRules.checkChangedBy(by);
+        if (encryptedKind.test(d.kind())) {
+            throw new IllegalArgumentException("kind '" + d.kind() + "' is encrypted at rest, and a stored schedule "
+                    + "would keep its payload in clear in the schedules table; declare it in code (a PeriodicJob), "
+                    + "whose slots are encrypted");
+        }
         return codec.toJson(PayloadJson.parse(d.payloadJson(), "payload"));
     }
 
