@@ -27,10 +27,9 @@ import javax.sql.DataSource;
  * @param options  the run's options
  * @param db       the harness's pool on the database the workers used
  * @param fleet    the worker JVMs, and what was done to each
- * @param database the database server(s), and the disruption they went through
- * @param outage   the disruption's, or null when there was none
+ * @param outages  the outages of the database's disruptions, in order (a planned one first); none when there was none
  */
-record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosDatabase database, Outage outage) {
+record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, List<Outage> outages) {
 
     private static final String S = ChaosHarness.SCHEMA;
     /** The metadata tag that ties the last batch's jobs to their callback (one value per enqueued batch). */
@@ -42,7 +41,7 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
     }
 
     /**
-     * The bound of one re-claim: {@link #bound()}, plus the database outage if it fell in between,
+     * The bound of one re-claim: {@link #bound()}, plus each database outage that fell in between,
      * plus a leader failover (the dead leader's lease, half the job lease in {@link ChaosWorker}, and
      * one election round, a third of that) for each new maintenance leader elected in between: the
      * rescue cannot run without the database, nor without a leader.
@@ -51,8 +50,10 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
         Duration leaderLease = options.lease().dividedBy(2);
         Duration b = bound().plus(leaderLease.plus(leaderLease.dividedBy(3))
                 .multipliedBy(leaders.changesBetween(from, to)));
-        if (outage != null && outage.overlaps(from, to)) {
-            b = b.plus(outage.length());
+        for (Outage outage : outages) {
+            if (outage.overlaps(from, to)) {
+                b = b.plus(outage.length());
+            }
         }
         return b;
     }
@@ -136,8 +137,8 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
                     } else if (disturbance != null) {
                         r.explained.merge(disturbance.replaceAll(".*?(killed|stalled|crashed|partitioned).*", "$1"),
                                 1, Integer::sum);
-                    } else if (duringOutage(run.at())) {
-                        r.explained.merge(database.disruption(), 1, Integer::sum);
+                    } else if (outageAround(run.at()) instanceof Outage outage) {
+                        r.explained.merge(outage.what(), 1, Integer::sum);
                     } else {
                         r.unexplained++;
                         System.out.printf(Locale.ROOT, "chaos: unexplained: job %d attempt %d on %s at %s%n",
@@ -151,10 +152,10 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
     private record Execution(long job, int attempt, String worker, Instant at, boolean planned, boolean completing) {
     }
 
-    /** Whether an execution started close enough to the outage that the outage may have cost it its lease or claim. */
-    private boolean duringOutage(Instant executionStart) {
-        return outage != null && outage.overlaps(executionStart.minusSeconds(1),
-                executionStart.plus(options.lease()).plusSeconds(1));
+    /** The outage, if any, close enough to an execution's start that it may have cost it its lease or claim. */
+    private Outage outageAround(Instant executionStart) {
+        return outages.stream().filter(o -> o.overlaps(executionStart.minusSeconds(1),
+                executionStart.plus(options.lease()).plusSeconds(1))).findFirst().orElse(null);
     }
 
     /**
@@ -189,13 +190,13 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
             r.figure("cron ticks completed, duplicate slots", rs.getLong(1) + ", " + rs.getLong(2),
                     rs.getLong(1) > 0 && rs.getLong(2) == 0);
         }
-        if (outage != null) {
+        for (Outage outage : outages) {
             try (PreparedStatement ps = st.getConnection().prepareStatement("SELECT count(*) FROM " + S
                     + ".job_history WHERE kind = 'tick' AND attempted_at > ?")) {
                 ps.setObject(1, OffsetDateTime.ofInstant(outage.end(), java.time.ZoneOffset.UTC));
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    r.figure("cron ticks after the " + database.disruption(), Long.toString(rs.getLong(1)),
+                    r.figure("cron ticks after the " + outage.what(), Long.toString(rs.getLong(1)),
                             rs.getLong(1) > 0);
                 }
             }
