@@ -237,6 +237,7 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, List<O
         List<Long> ids = new ArrayList<>(loss.held().keySet());
         long max = -1;
         int inFlight = 0;
+        List<Long> overBound = new ArrayList<>();
         try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("""
                 SELECT f.id, coalesce(
                          (SELECT min(h.attempted_at) FROM %1$s.job_history h WHERE h.id = f.id AND h.attempt = f.attempt + 1),
@@ -264,8 +265,12 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, List<O
                     OffsetDateTime started = rs.getObject(4, OffsetDateTime.class);
                     if (at != null) {
                         long ms = Duration.between(loss.at(), at.toInstant()).toMillis();
-                        r.reclaimed(ms, bound(loss.at(), at.toInstant(), leaders).toMillis());
+                        long bound = bound(loss.at(), at.toInstant(), leaders).toMillis();
+                        r.reclaimed(ms, bound);
                         max = Math.max(max, ms);
+                        if (ms > bound) {
+                            overBound.add(rs.getLong(1));
+                        }
                     } else if (own != null && own.toInstant().isBefore(loss.at().plus(options.lease()))) {
                         inFlight++;
                     } else {
@@ -278,9 +283,36 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, List<O
             }
         }
         r.finishedInFlight += inFlight;
+        describe(overBound, loss);
         System.out.printf(Locale.ROOT, "chaos: %s holding %d jobs; last re-claimed after %s ms%s%n", loss.what(),
                 ids.size(), max < 0 ? "-" : Long.toString(max),
                 inFlight > 0 ? "; " + inFlight + " finished by their holder (outcome in flight)" : "");
+    }
+
+    /**
+     * Prints what the database knows of each job re-claimed later than its bound: its kind, attempts, key and
+     * errors (a rescue writes "lease expired" with its time), and when its next attempt started.
+     */
+    private void describe(List<Long> jobs, WorkerFleet.Loss loss) throws SQLException {
+        if (jobs.isEmpty()) {
+            return;
+        }
+        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT id, kind, attempt, sequence_key, attempted_at, errors::text FROM %1$s.job_history WHERE id = ANY (?)
+                UNION ALL SELECT id, kind, attempt, sequence_key, attempted_at, errors::text FROM %1$s.dead_jobs WHERE id = ANY (?)
+                UNION ALL SELECT id, kind, attempt, sequence_key, attempted_at, errors::text FROM %1$s.jobs WHERE id = ANY (?)
+                """.formatted(S))) {
+            for (int i = 1; i <= 3; i++) {
+                ps.setArray(i, c.createArrayOf("bigint", jobs.toArray()));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    System.out.printf(Locale.ROOT, "chaos: re-claimed over its bound after %s: job %d %s attempt %d key %s"
+                                    + " last started %s errors %s%n", loss.what(), rs.getLong(1), rs.getString(2), rs.getInt(3),
+                            rs.getString(4), rs.getObject(5, OffsetDateTime.class), rs.getString(6));
+                }
+            }
+        }
     }
 
     /** Listener connections ({@code chaos-listener-*}) that are LISTENing now, and the leaders with a live lease. */
