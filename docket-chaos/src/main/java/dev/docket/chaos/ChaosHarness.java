@@ -160,6 +160,9 @@ public final class ChaosHarness {
             long before = System.nanoTime();
             planned = database.disruptPlanned();
             disrupting += System.nanoTime() - before;
+            if (database instanceof FailoverDatabase servers) {
+                fleet.spareResuming(aliveAtPlanned, servers.plannedResumeBound());
+            }
         }, () -> {
             aliveAtDisruption = fleet.alive();
             if (cut != null) {
@@ -168,6 +171,9 @@ public final class ChaosHarness {
                 long before = System.nanoTime();
                 outage = database.disrupt();
                 disrupting += System.nanoTime() - before;
+                if (database instanceof FailoverDatabase servers) {
+                    fleet.spareResuming(aliveAtDisruption, servers.resumeBound());
+                }
             }
         });
         int batches = 100;

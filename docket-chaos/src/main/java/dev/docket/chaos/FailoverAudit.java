@@ -60,6 +60,7 @@ final class FailoverAudit {
         }
         lostEnqueues = lost;
         r.lossAllowed = !servers.synchronous();
+        r.failoverAudited = true;
         long rerun = rerunAfter(finishedOnOld, failover.start());
         r.figure("completions only the old primary had (ran again)", Long.toString(rerun), true);
     }
