@@ -27,9 +27,10 @@ import javax.sql.DataSource;
  * front; two nodes under Patroni; worker hosts as network namespaces), several {@link ChaosWorker}
  * JVMs, enqueues jobs over the run, and meanwhile SIGKILLs a random worker every few seconds (starting
  * a replacement), SIGSTOPs one for longer than its lease (a zombie), and once mid-run causes the
- * scenario's disruption (a restart, a failover, a cut host; under Patroni a switchover first). Then it checks: no job lost, none completed twice, every
- * duplicate execution explained, and the time from each lost lease to the job's next claim, plus
- * the scenario's own checks. Exits 1 if any fails. {@code --help} lists the options.
+ * scenario's disruption (a restart, a failover, a cut host; under Patroni a switchover first). Then it
+ * checks: no job lost, none completed twice, every duplicate execution explained, and the time from
+ * each lost lease to the job's next claim, plus the scenario's own checks. Exits 1 if any fails.
+ * {@code --help} lists the options.
  */
 public final class ChaosHarness {
 
