@@ -318,6 +318,8 @@ public final class Bench {
             return "kB";
         } else if (metric.endsWith("bytes/job")) {
             return "bytes";
+        } else if (metric.endsWith("µs/job")) {
+            return "µs";
         } else if (metric.startsWith("backlog") || metric.endsWith("jobs")) {
             return "jobs";
         }

@@ -6,6 +6,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,7 +19,11 @@ import javax.sql.DataSource;
  * the database carries only the system's own load while jobs run; once all N have started, the live count
  * is polled a few milliseconds apart until it reads 0, and that moment ends the drain. Connecting the
  * workers is not timed (it happens before the first start). The jobs' tables are analyzed before the
- * workers start. Each start time is kept for {@link StartGaps}.
+ * workers start. Each start time is kept for {@link StartGaps}. Besides the rate: the WAL the server wrote
+ * per job during the drain and over the job's whole life (the load and the drain, not the ANALYZE between),
+ * and, for a server on this host, the CPU time PostgreSQL spent per job on the same spans
+ * ({@link PostgresCpu}: every server process, the backends serving the system's claims and outcomes as
+ * much as autovacuum and the WAL writer).
  */
 final class Drain {
 
@@ -32,7 +37,12 @@ final class Drain {
 
     /** Drains {@code jobs} jobs; the measurement's stall is set when the gaps between starts flag one. */
     static Bench.Measurement run(Sut sut, DataSource ds, int concurrency, int jobs, Duration limit) throws Exception {
+        Optional<PostgresCpu> cpu = PostgresCpu.of(ds);
+        long loadWal0 = Db.walPosition(ds);
+        long loadCpu0 = cpu.map(PostgresCpu::micros).orElse(0L);
         Enqueue.load(sut, jobs);
+        long loadWal = Db.walPosition(ds) - loadWal0;
+        long loadCpu = cpu.map(PostgresCpu::micros).orElse(0L) - loadCpu0;
         Recorder starts = new Recorder(jobs);
         try (Connection poll = ds.getConnection(); Statement count = poll.createStatement()) {
             // A fresh database has no statistics until autovacuum's first round, a minute away: without
@@ -41,6 +51,7 @@ final class Drain {
             // Every system gets them, as a table in use has them.
             count.execute("ANALYZE");
             long wal0 = Db.walPosition(ds);
+            long cpu0 = cpu.map(PostgresCpu::micros).orElse(0L);
             long deadline = System.nanoTime() + limit.toNanos();
             sut.startWorkers(concurrency, starts);
             if (!starts.all.await(limit.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -54,7 +65,9 @@ final class Drain {
                 left = live(count, sut);
                 end = System.nanoTime();
             }
-            long wal = Db.walPosition(ds) - wal0;
+            long walEnd = Db.walPosition(ds);
+            long cpuEnd = cpu.map(PostgresCpu::micros).orElse(0L);
+            long wal = walEnd - wal0;
             sut.stopWorkers();
             if (left > 0) {
                 throw new IllegalStateException(left + " jobs still live " + limit.toSeconds() + " s after the workers started");
@@ -68,6 +81,12 @@ final class Drain {
             Map<String, double[]> m = new LinkedHashMap<>();
             m.put("drain jobs/s", new double[]{jobs / ((end - first) / 1e9)});
             m.put("drain WAL bytes/job", new double[]{(double) wal / jobs});
+            // The job's whole life: its enqueue (the untimed load, in bulk), claim and outcome; not the ANALYZE between.
+            m.put("enqueue+drain WAL bytes/job", new double[]{(double) (loadWal + wal) / jobs});
+            if (cpu.isPresent()) {
+                m.put("drain PostgreSQL CPU µs/job", new double[]{(double) (cpuEnd - cpu0) / jobs});
+                m.put("enqueue+drain PostgreSQL CPU µs/job", new double[]{(double) (loadCpu + cpuEnd - cpu0) / jobs});
+            }
             m.put(STALL_METRIC, new double[]{gaps.longestNanos() / 1e6});
             return new Bench.Measurement(m, gaps.stalled() ? gaps.describe() : null);
         }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
@@ -23,17 +24,24 @@ final class Enqueue {
 
     /**
      * (1) bulk enqueue of N jobs in chunks of 1,000, one transaction per chunk; also the WAL the server wrote
-     * meanwhile per job (the whole cluster's, but nothing else runs during a measurement).
+     * meanwhile per job (the whole cluster's, but nothing else runs during a measurement), and for a server
+     * on this host its CPU time per job ({@link PostgresCpu}).
      */
     static Map<String, double[]> bulk(Sut sut, DataSource ds, int jobs) throws Exception {
         sut.enqueueBatch(10_000_000, 10); // warm-up
+        Optional<PostgresCpu> cpu = PostgresCpu.of(ds);
         long wal0 = Db.walPosition(ds);
+        long cpu0 = cpu.map(PostgresCpu::micros).orElse(0L);
         long t0 = System.nanoTime();
         load(sut, jobs);
         double s = (System.nanoTime() - t0) / 1e9;
+        long cpuEnd = cpu.map(PostgresCpu::micros).orElse(0L);
         Map<String, double[]> m = new LinkedHashMap<>();
         m.put("enqueue jobs/s", new double[]{jobs / s});
         m.put("enqueue WAL bytes/job", new double[]{(double) (Db.walPosition(ds) - wal0) / jobs});
+        if (cpu.isPresent()) {
+            m.put("enqueue PostgreSQL CPU µs/job", new double[]{(double) (cpuEnd - cpu0) / jobs});
+        }
         return m;
     }
 

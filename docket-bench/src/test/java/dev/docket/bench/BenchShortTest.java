@@ -100,9 +100,32 @@ class BenchShortTest {
 
         assertThat(rows).extracting(r -> r.config() + ": " + r.metric())
                 .containsExactly("async c=8: drain jobs/s", "async c=8: drain WAL bytes/job",
-                        "async c=8: " + Drain.STALL_METRIC);
+                        "async c=8: enqueue+drain WAL bytes/job", "async c=8: drain PostgreSQL CPU µs/job",
+                        "async c=8: enqueue+drain PostgreSQL CPU µs/job", "async c=8: " + Drain.STALL_METRIC);
         assertThat(rows).filteredOn(r -> r.metric().equals("drain jobs/s"))
                 .allSatisfy(r -> assertThat(r.values()).singleElement().satisfies(v -> assertThat(v).isPositive()));
+    }
+
+    /**
+     * The sizing figures: the embedded server runs on this host, so its CPU per job is read, and a job's whole
+     * life costs more WAL and more of PostgreSQL's CPU than its drain alone.
+     */
+    @Test
+    void drainReportsWalAndPostgresCpuPerJobOverTheJobsLife(@TempDir Path out) throws Exception {
+        BenchOptions options = BenchOptions.parse(new String[]{"--short", "--systems", "docket", "--scenarios", "bulk,drain",
+                "--configs", "default", "--jobs", "3000", "--concurrency", "8", "--out", out.toString()});
+
+        List<Bench.Row> rows = new Bench(options).run();
+
+        assertThat(value(rows, "enqueue PostgreSQL CPU µs/job")).isPositive();
+        assertThat(value(rows, "drain PostgreSQL CPU µs/job")).isPositive();
+        assertThat(value(rows, "enqueue+drain PostgreSQL CPU µs/job")).isGreaterThan(value(rows, "drain PostgreSQL CPU µs/job"));
+        assertThat(value(rows, "enqueue+drain WAL bytes/job")).isGreaterThan(value(rows, "drain WAL bytes/job"));
+        assertThat(rows).filteredOn(r -> r.metric().endsWith("µs/job")).extracting(Bench.Row::unit).containsOnly("µs");
+    }
+
+    private static double value(List<Bench.Row> rows, String metric) {
+        return rows.stream().filter(r -> r.metric().equals(metric)).findFirst().orElseThrow().values().getFirst();
     }
 
     /** The signals scenario measures both ways to wait, each with its three figures. */

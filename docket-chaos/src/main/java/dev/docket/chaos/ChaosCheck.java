@@ -27,10 +27,9 @@ import javax.sql.DataSource;
  * @param options  the run's options
  * @param db       the harness's pool on the database the workers used
  * @param fleet    the worker JVMs, and what was done to each
- * @param database the database server(s), and the disruption they went through
- * @param outage   the disruption's, or null when there was none
+ * @param outages  the outages of the database's disruptions, in order (a planned one first); none when there was none
  */
-record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosDatabase database, Outage outage) {
+record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, List<Outage> outages) {
 
     private static final String S = ChaosHarness.SCHEMA;
     /** The metadata tag that ties the last batch's jobs to their callback (one value per enqueued batch). */
@@ -44,7 +43,7 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
     }
 
     /**
-     * The bound of one re-claim: {@link #bound()}, plus the database outage if it fell in between,
+     * The bound of one re-claim: {@link #bound()}, plus each database outage that fell in between,
      * plus a leader failover (the dead leader's lease, half the job lease in {@link ChaosWorker}, and
      * one election round, a third of that) for each new maintenance leader elected in between: the
      * rescue cannot run without the database, nor without a leader.
@@ -53,8 +52,10 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
         Duration leaderLease = options.lease().dividedBy(2);
         Duration b = bound().plus(leaderLease.plus(leaderLease.dividedBy(3))
                 .multipliedBy(leaders.changesBetween(from, to)));
-        if (outage != null && outage.overlaps(from, to)) {
-            b = b.plus(outage.length());
+        for (Outage outage : outages) {
+            if (outage.overlaps(from, to)) {
+                b = b.plus(outage.length());
+            }
         }
         return b;
     }
@@ -138,8 +139,8 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
                     } else if (disturbance != null) {
                         r.explained.merge(disturbance.replaceAll(".*?(killed|stalled|crashed|partitioned).*", "$1"),
                                 1, Integer::sum);
-                    } else if (duringOutage(run.at())) {
-                        r.explained.merge(database.disruption(), 1, Integer::sum);
+                    } else if (outageAround(run.at()) instanceof Outage outage) {
+                        r.explained.merge(outage.what(), 1, Integer::sum);
                     } else {
                         r.unexplained++;
                         System.out.printf(Locale.ROOT, "chaos: unexplained: job %d attempt %d on %s at %s%n",
@@ -153,10 +154,10 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
     private record Execution(long job, int attempt, String worker, Instant at, boolean planned, boolean completing) {
     }
 
-    /** Whether an execution started close enough to the outage that the outage may have cost it its lease or claim. */
-    private boolean duringOutage(Instant executionStart) {
-        return outage != null && outage.overlaps(executionStart.minusSeconds(1),
-                executionStart.plus(options.lease()).plusSeconds(1));
+    /** The outage, if any, close enough to an execution's start that it may have cost it its lease or claim. */
+    private Outage outageAround(Instant executionStart) {
+        return outages.stream().filter(o -> o.overlaps(executionStart.minusSeconds(1),
+                executionStart.plus(options.lease()).plusSeconds(1))).findFirst().orElse(null);
     }
 
     /**
@@ -192,13 +193,13 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
                     rs.getLong(1) > 0 && rs.getLong(2) == 0);
         }
         runtimeSchedule(st, r);
-        if (outage != null) {
+        for (Outage outage : outages) {
             try (PreparedStatement ps = st.getConnection().prepareStatement("SELECT count(*) FROM " + S
                     + ".job_history WHERE kind = 'tick' AND attempted_at > ?")) {
                 ps.setObject(1, OffsetDateTime.ofInstant(outage.end(), java.time.ZoneOffset.UTC));
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    r.figure("cron ticks after the " + database.disruption(), Long.toString(rs.getLong(1)),
+                    r.figure("cron ticks after the " + outage.what(), Long.toString(rs.getLong(1)),
                             rs.getLong(1) > 0);
                 }
             }
@@ -262,6 +263,7 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
         List<Long> ids = new ArrayList<>(loss.held().keySet());
         long max = -1;
         int inFlight = 0;
+        List<Long> overBound = new ArrayList<>();
         try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("""
                 SELECT f.id, coalesce(
                          (SELECT min(h.attempted_at) FROM %1$s.job_history h WHERE h.id = f.id AND h.attempt = f.attempt + 1),
@@ -289,8 +291,12 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
                     OffsetDateTime started = rs.getObject(4, OffsetDateTime.class);
                     if (at != null) {
                         long ms = Duration.between(loss.at(), at.toInstant()).toMillis();
-                        r.reclaimed(ms, bound(loss.at(), at.toInstant(), leaders).toMillis());
+                        long bound = bound(loss.at(), at.toInstant(), leaders).toMillis();
+                        r.reclaimed(ms, bound);
                         max = Math.max(max, ms);
+                        if (ms > bound) {
+                            overBound.add(rs.getLong(1));
+                        }
                     } else if (own != null && own.toInstant().isBefore(loss.at().plus(options.lease()))) {
                         inFlight++;
                     } else {
@@ -303,9 +309,36 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, ChaosD
             }
         }
         r.finishedInFlight += inFlight;
+        describe(overBound, loss);
         System.out.printf(Locale.ROOT, "chaos: %s holding %d jobs; last re-claimed after %s ms%s%n", loss.what(),
                 ids.size(), max < 0 ? "-" : Long.toString(max),
                 inFlight > 0 ? "; " + inFlight + " finished by their holder (outcome in flight)" : "");
+    }
+
+    /**
+     * Prints what the database knows of each job re-claimed later than its bound: its kind, attempts, key and
+     * errors (a rescue writes "lease expired" with its time), and when its next attempt started.
+     */
+    private void describe(List<Long> jobs, WorkerFleet.Loss loss) throws SQLException {
+        if (jobs.isEmpty()) {
+            return;
+        }
+        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT id, kind, attempt, sequence_key, attempted_at, errors::text FROM %1$s.job_history WHERE id = ANY (?)
+                UNION ALL SELECT id, kind, attempt, sequence_key, attempted_at, errors::text FROM %1$s.dead_jobs WHERE id = ANY (?)
+                UNION ALL SELECT id, kind, attempt, sequence_key, attempted_at, errors::text FROM %1$s.jobs WHERE id = ANY (?)
+                """.formatted(S))) {
+            for (int i = 1; i <= 3; i++) {
+                ps.setArray(i, c.createArrayOf("bigint", jobs.toArray()));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    System.out.printf(Locale.ROOT, "chaos: re-claimed over its bound after %s: job %d %s attempt %d key %s"
+                                    + " last started %s errors %s%n", loss.what(), rs.getLong(1), rs.getString(2), rs.getInt(3),
+                            rs.getString(4), rs.getObject(5, OffsetDateTime.class), rs.getString(6));
+                }
+            }
+        }
     }
 
     /** Listener connections ({@code chaos-listener-*}) that are LISTENing now, and the leaders with a live lease. */

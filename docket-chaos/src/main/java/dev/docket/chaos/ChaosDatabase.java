@@ -1,9 +1,10 @@
 package dev.docket.chaos;
 
 /**
- * The PostgreSQL a chaos run works against, and the one outage it can cause mid-run (a restart, a
- * failover). The harness connects with {@link #harnessUrl()}; a worker on the host that reaches the
- * database at {@code address} connects with {@link #workerUrl(String)}.
+ * The PostgreSQL a chaos run works against, and the outage it causes mid-run (a restart, a failover),
+ * after a planned one where the database has it (a switchover). The harness connects with
+ * {@link #harnessUrl()}; a worker on the host that reaches the database at {@code address} connects with
+ * {@link #workerUrl(String)}.
  */
 interface ChaosDatabase extends AutoCloseable {
 
@@ -30,6 +31,19 @@ interface ChaosDatabase extends AutoCloseable {
 
     /** Causes the outage and returns, once the database takes connections again, how long it lasted. */
     Outage disrupt() throws Exception;
+
+    /** What {@link #disruptPlanned()} does ("switchover"), or null when this database has no planned disruption. */
+    default String plannedDisruption() {
+        return null;
+    }
+
+    /**
+     * Causes the planned disruption, which comes before {@link #disrupt()}, and returns, once the database
+     * takes writes again, how long it lasted. Only when {@link #plannedDisruption()} names one.
+     */
+    default Outage disruptPlanned() throws Exception {
+        throw new UnsupportedOperationException("no planned disruption");
+    }
 
     @Override
     void close();

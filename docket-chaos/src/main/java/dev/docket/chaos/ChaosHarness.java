@@ -25,12 +25,13 @@ import javax.sql.DataSource;
 /**
  * The chaos harness: proves Docket's at-least-once promise with real processes and real servers. It
  * starts PostgreSQL as the scenario wants it (one server; a primary and a standby; PgBouncer in
- * front; worker hosts as network namespaces), several {@link ChaosWorker} JVMs, enqueues jobs over
- * the run, and meanwhile SIGKILLs a random worker every few seconds (starting a replacement), SIGSTOPs
- * one for longer than its lease (a zombie), and once mid-run causes the scenario's disruption (a
- * restart, a failover, a cut host). Then it checks: no job lost, none completed twice, every
- * duplicate execution explained, and the time from each lost lease to the job's next claim, plus
- * the scenario's own checks. Exits 1 if any fails. {@code --help} lists the options.
+ * front; two nodes under Patroni; worker hosts as network namespaces), several {@link ChaosWorker}
+ * JVMs, enqueues jobs over the run, and meanwhile SIGKILLs a random worker every few seconds (starting
+ * a replacement), SIGSTOPs one for longer than its lease (a zombie), and once mid-run causes the
+ * scenario's disruption (a restart, a failover, a cut host; under Patroni a switchover first). Then it
+ * checks: no job lost, none completed twice, every duplicate execution explained, and the time from
+ * each lost lease to the job's next claim, plus the scenario's own checks. Exits 1 if any fails.
+ * {@code --help} lists the options.
  */
 public final class ChaosHarness {
 
@@ -50,7 +51,12 @@ public final class ChaosHarness {
     /** The host cut, once it happened (a run may end before its disruption is due). */
     private HostCut.Healed healed;
     private List<String> aliveAtDisruption = List.of();
+    private List<String> aliveAtPlanned = List.of();
+    /** The planned disruption's outage (a switchover), once it happened; else null. */
+    private Outage planned;
     private Outage outage;
+    /** How long the harness spent in database disruptions so far (their calls block it), in nanoseconds. */
+    private long disrupting;
 
     private ChaosReport report;
 
@@ -128,6 +134,7 @@ public final class ChaosHarness {
         return switch (o.scenario()) {
             case FAILOVER_SYNC, FAILOVER_ASYNC -> new ReplicatedServers(runDir, o.scenario() == ChaosOptions.Scenario.FAILOVER_SYNC);
             case PGBOUNCER -> new PgBouncerFront(runDir, new SingleServer(runDir.resolve("pgdata"), Map.of()));
+            case PATRONI -> new PatroniCluster(runDir, o.patroni());
             case CLASSIC, PARTITION -> new SingleServer(runDir.resolve("pgdata"), Map.of());
         };
     }
@@ -154,12 +161,25 @@ public final class ChaosHarness {
             }
             longJobs.addAll(enqueueRetrying(docket, longOnes));
             ids.addAll(longJobs);
+        }, database.plannedDisruption() == null ? null : () -> {
+            aliveAtPlanned = fleet.alive();
+            long before = System.nanoTime();
+            planned = database.disruptPlanned();
+            disrupting += System.nanoTime() - before;
+            if (database instanceof FailoverDatabase servers) {
+                fleet.spareResuming(aliveAtPlanned, servers.plannedResumeBound());
+            }
         }, () -> {
             aliveAtDisruption = fleet.alive();
             if (cut != null) {
                 healed = cut.run();
             } else {
+                long before = System.nanoTime();
                 outage = database.disrupt();
+                disrupting += System.nanoTime() - before;
+                if (database instanceof FailoverDatabase servers) {
+                    fleet.spareResuming(aliveAtDisruption, servers.resumeBound());
+                }
             }
         });
         int batches = 100;
@@ -201,7 +221,10 @@ public final class ChaosHarness {
                 ids.addAll(enqueueRetrying(docket, batch));
             }
             signals.signalWaiting(docket, producer);
-            long batchDeadline = started + runNanos * (b + 1) / batches;
+            // The schedule waits out the time the harness spent causing a database disruption (a failover under
+            // Patroni takes seconds): the enqueues go on at their rate after it instead of catching up in a burst,
+            // whose backlog would delay every re-claim behind it.
+            long batchDeadline = started + disrupting + runNanos * (b + 1) / batches;
             do {
                 if (!schedule.runDue(System.nanoTime())) {
                     fleet.replaceCrashed();
@@ -290,7 +313,14 @@ public final class ChaosHarness {
     }
 
     private boolean finish(List<Long> enqueued, boolean drained, long started) throws Exception {
-        ChaosCheck check = new ChaosCheck(o, harness, fleet, database, outage);
+        List<Outage> outages = new ArrayList<>();
+        if (planned != null) {
+            outages.add(planned);
+        }
+        if (outage != null) {
+            outages.add(outage);
+        }
+        ChaosCheck check = new ChaosCheck(o, harness, fleet, outages);
         ChaosReport live = new ChaosReport(o.poison());
         List<String> alive = fleet.alive();
         Sql.retrying(() -> {
@@ -300,7 +330,7 @@ public final class ChaosHarness {
         fleet.stop();
         Set<Long> lostToFailover = new HashSet<>();
         FailoverAudit audit = null;
-        if (database instanceof ReplicatedServers servers && outage != null) {
+        if (database instanceof FailoverDatabase servers && outage != null) {
             audit = new FailoverAudit(servers, harness, outage);
             audit.audit(enqueued, live, runDir.resolve("old-primary.log"));
             lostToFailover.addAll(audit.lostEnqueues());
@@ -311,7 +341,11 @@ public final class ChaosHarness {
         SignalChaos.report(Sql.retrying(() -> signals.check(harness)), report);
         check.transactional(report, FenceLog.fencedOut(runDir));
         if (audit != null) {
+            if (planned != null) {
+                audit.plannedResumption(report, check, planned, aliveAtPlanned);
+            }
             audit.resumption(report, check, aliveAtDisruption);
+            audit.atEnd(report);
         }
         if (healed != null) {
             cut.check(healed, report, check, longJobs, runDir);

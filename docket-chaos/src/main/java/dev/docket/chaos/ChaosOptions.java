@@ -6,7 +6,7 @@ import java.util.Locale;
 /** What one chaos run does, read from its command line ({@code --help}). */
 record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, Duration killEvery, boolean zombie,
                     boolean disrupt, Duration lease, Duration duration, int poison, Duration timeout, int hosts,
-                    Duration networkTimeout, int txShare, int signalShare) {
+                    Duration networkTimeout, int txShare, int signalShare, PatroniTimings patroni) {
 
     /** The deployments a run can stand for; each ends with the same checks. */
     enum Scenario {
@@ -19,7 +19,12 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
         /** Workers on several network namespaces; one is cut off for longer than its lease, then healed. */
         PARTITION("partition"),
         /** Workers and producer through PgBouncer in transaction pooling mode; PostgreSQL restarted behind it. */
-        PGBOUNCER("pgbouncer");
+        PGBOUNCER("pgbouncer"),
+        /**
+         * Two nodes managed by Patroni (etcd as its store, synchronous mode): a planned switchover, then the
+         * primary's PostgreSQL and Patroni killed, and Patroni's failover.
+         */
+        PATRONI("patroni");
 
         final String label;
 
@@ -37,9 +42,6 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
             return null;
         }
 
-        boolean failover() {
-            return this == FAILOVER_SYNC || this == FAILOVER_ASYNC;
-        }
     }
 
     /** How long the partitioned host is cut off, and how long a zombie is stopped: longer than a lease. */
@@ -77,6 +79,8 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
         Duration networkTimeout = null;
         int txShare = 25;
         int signalShare = 5;
+        PatroniTimings d = PatroniTimings.DEFAULT;
+        int[] patroni = {d.ttl(), d.loopWait(), d.retryTimeout(), d.primaryStopTimeout()};
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -93,6 +97,10 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
                 case "--poison" -> poison = nonNegativeInt(args, ++i);
                 case "--tx-share" -> txShare = nonNegativeInt(args, ++i);
                 case "--signal-share" -> signalShare = nonNegativeInt(args, ++i);
+                case "--patroni-ttl" -> patroni[0] = positiveInt(args, ++i);
+                case "--patroni-loop-wait" -> patroni[1] = positiveInt(args, ++i);
+                case "--patroni-retry-timeout" -> patroni[2] = positiveInt(args, ++i);
+                case "--patroni-stop-timeout" -> patroni[3] = positiveInt(args, ++i);
                 case "--no-zombie" -> zombie = false;
                 case "--no-restart", "--no-disruption" -> disrupt = false;
                 case "-h", "--help" -> {
@@ -103,6 +111,8 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
                                                 failover-async: the same with asynchronous replication (losses measured)
                                                 partition: worker hosts as network namespaces, one cut off longer than its lease
                                                 pgbouncer: workers and producer through PgBouncer (transaction pooling)
+                                                patroni: two nodes under Patroni and etcd (synchronous mode), a
+                                                  switchover, then the primary's PostgreSQL and Patroni SIGKILLed
                               --jobs N          jobs to enqueue over the run (default 20000)
                               --workers N       worker processes alive at once (default 4)
                               --concurrency N   jobs at once per worker (default 8)
@@ -117,6 +127,10 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
                               --signal-share PCT  percent more jobs that wait for two signals (sent in transactions
                                                 half of which roll back), plus a quarter as many timers (default 5)
                               --timeout SEC     give up waiting for the queue to drain (default duration + 120)
+                              --patroni-ttl SEC, --patroni-loop-wait SEC, --patroni-retry-timeout SEC,
+                              --patroni-stop-timeout SEC  Patroni's ttl, loop_wait, retry_timeout and
+                                                primary_stop_timeout for --scenario patroni (default 10, 2, 4, 10);
+                                                the failover and switchover bounds are derived from them
                               --no-zombie       do not SIGSTOP a worker for longer than its lease
                               --no-disruption   no restart, failover or cut (alias --no-restart)""");
                     System.exit(0);
@@ -129,6 +143,10 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
         } else if (scenario != Scenario.PARTITION) {
             usage("--hosts is for --scenario partition");
         }
+        PatroniTimings timings = patroniTimings(patroni);
+        if (!timings.equals(d) && scenario != Scenario.PATRONI) {
+            usage("the --patroni-* options are for --scenario patroni");
+        }
         if (txShare > 100) {
             usage("--tx-share is a percentage from 0 to 100, was " + txShare);
         }
@@ -140,7 +158,7 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
         }
         return new ChaosOptions(scenario, jobs, workers, concurrency, killEvery, zombie, disrupt, lease, duration, poison,
                 timeout != null ? timeout : duration.plusSeconds(120), hosts,
-                networkTimeout != null ? networkTimeout : lease, txShare, signalShare);
+                networkTimeout != null ? networkTimeout : lease, txShare, signalShare, timings);
     }
 
     String describe() {
@@ -148,7 +166,8 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
                         + "%d workers x %d%s, kill every %s, zombie %s, %s, lease %s, network timeout %s", scenario.label, jobs,
                 txShare, signalShare, poison, workers,
                 concurrency, hosts > 0 ? " on " + hosts + " hosts" : "", killEvery, zombie ? "yes" : "no",
-                disrupt ? "disruption yes" : "disruption no", lease, networkTimeout);
+                disrupt ? "disruption yes" : "disruption no", lease, networkTimeout)
+                + (scenario == Scenario.PATRONI ? ", Patroni " + patroni.describe() : "");
     }
 
     private static Duration seconds(String[] args, int i) {
@@ -161,6 +180,16 @@ record ChaosOptions(Scenario scenario, int jobs, int workers, int concurrency, D
             return Duration.ofMillis(Math.round(s * 1000));
         } catch (NumberFormatException e) {
             usage(args[i - 1] + " needs a number of seconds, was " + v);
+            return null;
+        }
+    }
+
+    /** Patroni's timings as given ({@code ttl, loop_wait, retry_timeout, primary_stop_timeout}), or the rule they break. */
+    private static PatroniTimings patroniTimings(int[] seconds) {
+        try {
+            return new PatroniTimings(seconds[0], seconds[1], seconds[2], seconds[3]);
+        } catch (IllegalArgumentException e) {
+            usage(e.getMessage());
             return null;
         }
     }

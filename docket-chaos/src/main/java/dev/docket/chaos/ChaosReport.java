@@ -17,6 +17,8 @@ final class ChaosReport {
     int lostToFailover;
     /** Whether the run may lose acknowledged enqueues to a failover (asynchronous replication): reported, not failed. */
     boolean lossAllowed;
+    /** Whether a failover's losses were audited (the killed primary compared with the new one): then they are printed. */
+    boolean failoverAudited;
     int doubleCompletions;
     int unexpectedDead;
     int poisonDead;
@@ -55,6 +57,7 @@ final class ChaosReport {
     void absorb(ChaosReport other) {
         figures.addAll(0, other.figures);
         lossAllowed = other.lossAllowed;
+        failoverAudited = other.failoverAudited;
     }
 
     private record Figure(String name, String value, boolean ok) {
@@ -96,7 +99,7 @@ final class ChaosReport {
         row("jobs enqueued", Integer.toString(enqueued), true);
         row("jobs completed", Integer.toString(completed), true);
         row("jobs lost (never completed nor dead)", Integer.toString(lost), lost == 0);
-        if (lostToFailover > 0 || lossAllowed) {
+        if (lostToFailover > 0 || lossAllowed || failoverAudited) {
             row("acknowledged enqueues lost by the failover", Integer.toString(lostToFailover),
                     lossAllowed || lostToFailover == 0);
         }

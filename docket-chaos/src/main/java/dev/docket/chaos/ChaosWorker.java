@@ -41,6 +41,11 @@ public final class ChaosWorker {
         }
     }
 
+    /** The pool's connection timeout: how long a borrow waits for a connection (through an outage, then fails). */
+    static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(3);
+    /** How often an idle producer polls for work when no notification wakes it. */
+    static final Duration POLL_INTERVAL = Duration.ofMillis(500);
+
     private ChaosWorker() {
     }
 
@@ -57,7 +62,7 @@ public final class ChaosWorker {
         config.setUsername("postgres");
         // A worker's own need, plus one connection for each running transactional handler.
         config.setMaximumPoolSize(2 * concurrency + 6);
-        config.setConnectionTimeout(3_000);
+        config.setConnectionTimeout(CONNECTION_TIMEOUT.toMillis());
         config.setPoolName("chaos-" + name);
         // Retry the initial connection instead of failing while PostgreSQL restarts.
         config.setInitializationFailTimeout(-1);
@@ -76,7 +81,7 @@ public final class ChaosWorker {
                 // Leader failover must fit inside a job lease, so that a killed leader's jobs are not late.
                 .leaderLease(lease.dividedBy(2))
                 .maintenanceInterval(Duration.ofMillis(200))
-                .pollInterval(Duration.ofMillis(500))
+                .pollInterval(POLL_INTERVAL)
                 .shutdownGrace(Duration.ofSeconds(5))
                 .listenerDataSource(listener(listenerUrl, name))
                 .handler("chaos", Work.class, (work, ctx) -> {

@@ -9,12 +9,18 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Set;
+import javax.sql.DataSource;
 
 /**
- * The file copy of a hot base backup (between {@code pg_backup_start} and {@code pg_backup_stop}):
- * everything but what the PostgreSQL documentation says to leave out (the WAL, which the standby
- * streams from the replication slot, the pid file, replication slots and temporary statistics).
+ * A hot base backup ({@link #hotBackup}), and its file copy (between {@code pg_backup_start} and
+ * {@code pg_backup_stop}): everything but what the PostgreSQL documentation says to leave out (the WAL,
+ * which the standby streams from its replication slot, the pid file, replication slots and temporary
+ * statistics).
  * Files that the running server removes during the copy are skipped, as they would be by
  * {@code pg_basebackup}.
  */
@@ -25,6 +31,23 @@ final class DataDirectoryCopy {
     private static final Set<String> SKIPPED = Set.of("postmaster.pid", "postmaster.opts", "backup_label");
 
     private DataDirectoryCopy() {
+    }
+
+    /**
+     * Clones the running server {@code primary}, whose data directory is {@code from}, into {@code to}:
+     * {@code pg_backup_start}, the file copy, {@code pg_backup_stop}, whose label the clone's recovery
+     * starts from (the embedded binaries have no {@code pg_basebackup}, and a client of another major
+     * version refuses to stream from this one).
+     */
+    static void hotBackup(DataSource primary, Path from, Path to) throws SQLException, IOException {
+        try (Connection c = primary.getConnection(); Statement st = c.createStatement()) {
+            st.execute("SELECT pg_backup_start('chaos clone', true)");
+            copy(from, to);
+            try (ResultSet rs = st.executeQuery("SELECT labelfile FROM pg_backup_stop(false)")) {
+                rs.next();
+                Files.writeString(to.resolve("backup_label"), rs.getString(1));
+            }
+        }
     }
 
     static void copy(Path from, Path to) throws IOException {

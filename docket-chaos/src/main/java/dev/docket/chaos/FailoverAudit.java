@@ -19,20 +19,19 @@ import javax.sql.DataSource;
  * What a failover cost, found by comparing the killed primary (opened again alone after the run)
  * with the promoted standby: acknowledged enqueues that only the old primary had, and completions
  * that only the old primary had (those jobs ran again on the new one). Also how fast the cluster
- * came back: promotion, the first job started on the new primary, and every worker resuming.
+ * came back: promotion, the first claim on the new primary, and every worker resuming, each within
+ * the bounds the servers state; and the same for a planned switchover before it, where there was one.
  */
 final class FailoverAudit {
 
     private static final String S = ChaosHarness.SCHEMA;
-    /** The stated bound on the first job started after the primary died: promotion, then a producer's reconnect. */
-    static final Duration RESUME_BOUND = Duration.ofSeconds(10);
 
-    private final ReplicatedServers servers;
+    private final FailoverDatabase servers;
     private final DataSource newPrimary;
     private final Outage failover;
     private Set<Long> lostEnqueues = Set.of();
 
-    FailoverAudit(ReplicatedServers servers, DataSource newPrimary, Outage failover) {
+    FailoverAudit(FailoverDatabase servers, DataSource newPrimary, Outage failover) {
         this.servers = servers;
         this.newPrimary = newPrimary;
         this.failover = failover;
@@ -48,7 +47,7 @@ final class FailoverAudit {
                 + "UNION SELECT id FROM %1$s.dead_jobs");
         Set<Long> finishedOnOld;
         Set<Long> onOld;
-        try (ReplicatedServers.OldPrimary old = servers.openOldPrimary(log)) {
+        try (FailoverDatabase.OldPrimary old = servers.openOldPrimary(log)) {
             onOld = ids(old.dataSource(), "SELECT id FROM %1$s.jobs UNION SELECT id FROM %1$s.job_history "
                     + "UNION SELECT id FROM %1$s.dead_jobs");
             finishedOnOld = ids(old.dataSource(), "SELECT id FROM %1$s.job_history UNION SELECT id FROM %1$s.dead_jobs");
@@ -61,6 +60,7 @@ final class FailoverAudit {
         }
         lostEnqueues = lost;
         r.lossAllowed = !servers.synchronous();
+        r.failoverAudited = true;
         long rerun = rerunAfter(finishedOnOld, failover.start());
         r.figure("completions only the old primary had (ran again)", Long.toString(rerun), true);
     }
@@ -78,10 +78,61 @@ final class FailoverAudit {
         }
     }
 
-    /** Promotion time, and every worker alive at the failover resuming on the new primary without a restart. */
+    /**
+     * Promotion time, the first claim on the new primary, and every worker alive at the failover resuming on
+     * the new primary without a restart.
+     */
     void resumption(ChaosReport r, ChaosCheck check, Collection<String> aliveAtFailover) throws SQLException {
-        r.figure("primary killed -> standby promoted", failover.length().toMillis() + " ms", true);
-        check.resumed(r, "workers of the old primary", aliveAtFailover, failover.end(), failover.start(), RESUME_BOUND);
+        Duration promoteBound = servers.promoteBound();
+        long promoted = failover.length().toMillis();
+        r.figure("primary killed -> standby promoted", promoted + " ms"
+                + (promoteBound == null ? "" : " (bound " + promoteBound.toMillis() + " ms)"),
+                promoteBound == null || promoted <= promoteBound.toMillis());
+        firstClaim(r, "primary killed -> first claim on the new primary", failover, servers.resumeBound());
+        check.resumed(r, "workers of the old primary", aliveAtFailover, failover.end(), failover.start(),
+                servers.resumeBound());
+    }
+
+    /**
+     * The planned disruption (a switchover): how long until the new primary took writes and until its first
+     * claim, and every worker alive at its start resuming without a restart, within the servers' bounds.
+     */
+    void plannedResumption(ChaosReport r, ChaosCheck check, Outage planned, Collection<String> alive) throws SQLException {
+        Duration bound = servers.plannedBound();
+        r.figure(planned.what() + " -> new primary takes writes", planned.length().toMillis() + " ms (bound "
+                + bound.toMillis() + " ms)", planned.length().compareTo(bound) <= 0);
+        firstClaim(r, planned.what() + " -> first claim on the new primary", planned, servers.plannedResumeBound());
+        check.resumed(r, "workers at the " + planned.what(), alive, planned.end(), planned.start(),
+                servers.plannedResumeBound());
+    }
+
+    /** The servers' own checks at the end of the run (one leader, ...). */
+    void atEnd(ChaosReport r) throws Exception {
+        servers.checkAtEnd(r);
+    }
+
+    /**
+     * The first claim once {@code outage} was over (the new primary took writes; before that no claim can
+     * commit there), from the outage's start: a claim's start, or a handler's first ledger row, whichever
+     * the database recorded earlier (a later attempt overwrites a claim's start, never a ledger row).
+     */
+    private void firstClaim(ChaosReport r, String what, Outage outage, Duration bound) throws SQLException {
+        try (Connection c = newPrimary.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT least((SELECT min(attempted_at) FROM %1$s.jobs WHERE attempted_at > ?),
+                             (SELECT min(attempted_at) FROM %1$s.job_history WHERE attempted_at > ?),
+                             (SELECT min(at) FROM %1$s.ledger WHERE at > ?))""".formatted(S))) {
+            OffsetDateTime since = OffsetDateTime.ofInstant(outage.end(), ZoneOffset.UTC);
+            for (int i = 1; i <= 3; i++) {
+                ps.setObject(i, since);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                OffsetDateTime first = rs.getObject(1, OffsetDateTime.class);
+                long ms = first == null ? -1 : Duration.between(outage.start(), first.toInstant()).toMillis();
+                r.figure(what, (first == null ? "none" : ms + " ms") + " (bound " + bound.toMillis() + " ms)",
+                        first != null && ms <= bound.toMillis());
+            }
+        }
     }
 
     private static Set<Long> ids(DataSource ds, String sql) throws SQLException {

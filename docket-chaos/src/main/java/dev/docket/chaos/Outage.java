@@ -3,8 +3,11 @@ package dev.docket.chaos;
 import java.time.Duration;
 import java.time.Instant;
 
-/** When a disruption (a restart, a failover) had the database down: from its start until it took connections again. */
-record Outage(Instant start, Instant end) {
+/**
+ * When a disruption (a restart, a failover, a switchover) had the database down: from its start until it took
+ * connections (for a failover, writes) again. {@code what} names it in the report ("failover", "switchover").
+ */
+record Outage(String what, Instant start, Instant end) {
 
     Duration length() {
         return Duration.between(start, end);

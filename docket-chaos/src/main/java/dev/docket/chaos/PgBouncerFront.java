@@ -110,7 +110,8 @@ final class PgBouncerFront implements ChaosDatabase {
 
     @Override
     public Outage disrupt() throws IOException {
-        return server.disrupt();
+        Outage restart = server.disrupt();
+        return new Outage(disruption(), restart.start(), restart.end());
     }
 
     @Override

@@ -28,6 +28,11 @@ final class PgCtl {
         return new PgCtl(Path.of(postgres).getParent());
     }
 
+    /** The directory of the binaries ({@code initdb}, {@code pg_ctl}, {@code postgres}). */
+    Path binDir() {
+        return binDir;
+    }
+
     /** Starts a server on {@code dataDir} and waits until it takes connections. */
     void start(Path dataDir, int port, Map<String, String> config, Path log) throws IOException, InterruptedException {
         StringBuilder options = new StringBuilder("-F -p " + port);

@@ -5,9 +5,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
@@ -25,7 +23,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * {@code pg_ctl promote} of the standby. Clients use a multi-host URL with
  * {@code targetServerType=primary}, so they find the new primary by themselves.
  */
-final class ReplicatedServers implements ChaosDatabase {
+final class ReplicatedServers implements FailoverDatabase {
 
     static final String STANDBY_NAME = "standby";
     /** Settings of both servers: commits wait for the standby when it is synchronous (zonky defaults to off). */
@@ -64,14 +62,7 @@ final class ReplicatedServers implements ChaosDatabase {
 
     private void cloneStandby(DataSource primaryDb) throws Exception {
         Sql.execute(primaryDb, "SELECT pg_create_physical_replication_slot('" + STANDBY_NAME + "', true)");
-        try (Connection c = primaryDb.getConnection(); Statement st = c.createStatement()) {
-            st.execute("SELECT pg_backup_start('chaos standby', true)");
-            DataDirectoryCopy.copy(primary.dataDir(), standbyDir);
-            try (ResultSet rs = st.executeQuery("SELECT labelfile FROM pg_backup_stop(false)")) {
-                rs.next();
-                Files.writeString(standbyDir.resolve("backup_label"), rs.getString(1));
-            }
-        }
+        DataDirectoryCopy.hotBackup(primaryDb, primary.dataDir(), standbyDir);
         Files.createFile(standbyDir.resolve("standby.signal"));
         Files.writeString(standbyDir.resolve("postgresql.auto.conf"), String.format(Locale.ROOT, """
                 primary_conninfo = 'host=127.0.0.1 port=%d user=postgres application_name=%s'
@@ -90,14 +81,21 @@ final class ReplicatedServers implements ChaosDatabase {
         }
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
     }
 
-    boolean synchronous() {
+    @Override
+    public boolean synchronous() {
         return synchronous;
+    }
+
+    /** The stated bound: promotion is immediate here, then a producer's reconnect. */
+    @Override
+    public Duration resumeBound() {
+        return Duration.ofSeconds(10);
     }
 
     @Override
@@ -117,18 +115,14 @@ final class ReplicatedServers implements ChaosDatabase {
         Instant start = Instant.now();
         pgCtl.stopImmediately(primary.dataDir());
         pgCtl.promote(standbyDir);
-        Outage outage = new Outage(start, Instant.now());
+        Outage outage = new Outage(disruption(), start, Instant.now());
         System.out.printf(Locale.ROOT, "chaos: standby promoted %d ms after the primary was killed%n",
                 outage.length().toMillis());
         return outage;
     }
 
-    /**
-     * Opens the killed primary's data again, alone on a port no client knows (crash recovery replays
-     * what it had committed), so the harness can see what the failover lost; {@link OldPrimary#close()}
-     * stops it. Call after the run only.
-     */
-    OldPrimary openOldPrimary(Path log) throws Exception {
+    @Override
+    public OldPrimary openOldPrimary(Path log) throws Exception {
         int port = freePort();
         // Crash recovery must not wait for a synchronous standby: it takes no writes from anyone anyway.
         pgCtl.start(primary.dataDir(), port, Map.of("synchronous_standby_names", "''"), log);
@@ -136,18 +130,6 @@ final class ReplicatedServers implements ChaosDatabase {
         ds.setUrl("jdbc:postgresql://127.0.0.1:" + port + "/postgres");
         ds.setUser("postgres");
         return new OldPrimary(ds, () -> pgCtl.stopFast(primary.dataDir()));
-    }
-
-    /** The killed primary, opened again for reading. */
-    record OldPrimary(DataSource dataSource, Stop stop) implements AutoCloseable {
-        interface Stop {
-            void run() throws Exception;
-        }
-
-        @Override
-        public void close() throws Exception {
-            stop.run();
-        }
     }
 
     @Override

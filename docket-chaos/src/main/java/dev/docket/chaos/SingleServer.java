@@ -87,7 +87,7 @@ final class SingleServer implements ChaosDatabase {
         System.out.println("chaos: restarting PostgreSQL at " + start);
         postgres.close();
         start(true);
-        Outage outage = new Outage(start, Instant.now());
+        Outage outage = new Outage(disruption(), start, Instant.now());
         System.out.printf(Locale.ROOT, "chaos: PostgreSQL back after %d ms%n", outage.length().toMillis());
         return outage;
     }

@@ -39,6 +39,8 @@ final class WorkerFleet {
     private String resumedZombie;
     private long zombieSparedUntil;
     private int leadersKilled;
+    private List<String> resuming = List.of();
+    private long resumingSparedUntil;
 
     WorkerFleet(ChaosOptions options, ChaosDatabase database, DataSource harness, Path runDir) {
         this.o = options;
@@ -92,6 +94,16 @@ final class WorkerFleet {
         sparedHost = host;
     }
 
+    /**
+     * Kills spare {@code workers} for {@code bound} from now: the workers that lived through a database
+     * disruption must live until they could resume, or the check that they resumed without a restart has
+     * nobody left to check (a kill every few seconds takes them all during a failover of ten).
+     */
+    void spareResuming(List<String> workers, Duration bound) {
+        resuming = List.copyOf(workers);
+        resumingSparedUntil = System.nanoTime() + bound.toNanos();
+    }
+
     /** The workers alive now. */
     List<String> alive() {
         return workers.entrySet().stream().filter(e -> e.getValue().isAlive()).map(Map.Entry::getKey).sorted().toList();
@@ -118,7 +130,8 @@ final class WorkerFleet {
         // stall runs at once), its stalled handlers never reach the commits that its fence must refuse.
         long now = System.nanoTime();
         List<String> alive = alive().stream().filter(w -> hostOf.get(w) != sparedHost)
-                .filter(w -> !(w.equals(resumedZombie) && now < zombieSparedUntil)).toList();
+                .filter(w -> !(w.equals(resumedZombie) && now < zombieSparedUntil))
+                .filter(w -> !(resuming.contains(w) && now < resumingSparedUntil)).toList();
         if (alive.isEmpty()) {
             return;
         }

@@ -40,7 +40,7 @@ class ReclaimBoundTest {
 
     @Test
     void anOutageCountsOnlyWhenItOverlaps() {
-        Outage outage = new Outage(T.plusSeconds(10), T.plusSeconds(12));
+        Outage outage = new Outage("restart", T.plusSeconds(10), T.plusSeconds(12));
         assertThat(outage.length()).isEqualTo(Duration.ofSeconds(2));
         assertThat(outage.overlaps(T, T.plusSeconds(11))).isTrue();
         assertThat(outage.overlaps(T.plusSeconds(11), T.plusSeconds(20))).isTrue();
