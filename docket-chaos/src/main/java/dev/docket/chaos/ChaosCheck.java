@@ -250,11 +250,14 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, List<O
     }
 
     /**
-     * When each job of {@code loss} was claimed again, as the database recorded it: the next attempt's
-     * start, or, when that attempt never ran because its own worker died holding it unstarted (a poison
-     * job halts a worker the harness did not kill, and its claimed-ahead jobs leave no trace), its rescue
-     * less one lease, the latest it can have been claimed (a claim sets the lease, heartbeats only
-     * extend it). A job whose held
+     * When each job of {@code loss} was claimed again, as the database recorded it: the earliest of what
+     * each proves, all no earlier than the claim: the next attempt's start as its row keeps it, the first
+     * run of a later attempt in the ledger or in {@code signal_waits}, and, when that attempt never ran
+     * because its own worker died holding it unstarted (a poison job halts a worker the harness did not
+     * kill, and its claimed-ahead jobs leave no trace), its rescue less one lease, the latest it can have
+     * been claimed (a claim sets the lease, heartbeats only extend it). The row alone is not enough: a
+     * waiter whose handler asked for a signal gave its attempt back, and the row keeps the start of the run
+     * that resumed it, after the signal came, not of the claim. A job whose held
      * attempt itself finished before that attempt's lease ran out was not lost: its outcome was already
      * on its way to the server when the process was killed or the host cut (the harness reads what a
      * worker holds just after the blow), and no later attempt is owed.
@@ -265,17 +268,17 @@ record ChaosCheck(ChaosOptions options, DataSource db, WorkerFleet fleet, List<O
         int inFlight = 0;
         List<Long> overBound = new ArrayList<>();
         try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("""
-                SELECT f.id, coalesce(
+                SELECT f.id, least(
                          (SELECT min(h.attempted_at) FROM %1$s.job_history h WHERE h.id = f.id AND h.attempt = f.attempt + 1),
                          (SELECT d.attempted_at FROM %1$s.dead_jobs d WHERE d.id = f.id AND d.attempt = f.attempt + 1),
-                         least((SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt > f.attempt),
-                               (SELECT min(w.at) FROM %1$s.signal_waits w WHERE w.job_id = f.id AND w.attempt > f.attempt),
-                               (SELECT min((e->>'at')::timestamptz) - ?::interval
-                                  FROM (SELECT errors FROM %1$s.jobs WHERE id = f.id
-                                        UNION ALL SELECT errors FROM %1$s.job_history WHERE id = f.id
-                                        UNION ALL SELECT errors FROM %1$s.dead_jobs WHERE id = f.id) j,
-                                       jsonb_array_elements(j.errors) e
-                                 WHERE (e->>'attempt')::int = f.attempt + 1 AND e->>'error' LIKE 'lease expired%%'))) AS at,
+                         (SELECT min(l.at) FROM %1$s.ledger l WHERE l.job_id = f.id AND l.attempt > f.attempt),
+                         (SELECT min(w.at) FROM %1$s.signal_waits w WHERE w.job_id = f.id AND w.attempt > f.attempt),
+                         (SELECT min((e->>'at')::timestamptz) - ?::interval
+                            FROM (SELECT errors FROM %1$s.jobs WHERE id = f.id
+                                  UNION ALL SELECT errors FROM %1$s.job_history WHERE id = f.id
+                                  UNION ALL SELECT errors FROM %1$s.dead_jobs WHERE id = f.id) j,
+                                 jsonb_array_elements(j.errors) e
+                           WHERE (e->>'attempt')::int = f.attempt + 1 AND e->>'error' LIKE 'lease expired%%')) AS at,
                        coalesce(
                          (SELECT min(h.finished_at) FROM %1$s.job_history h WHERE h.id = f.id AND h.attempt = f.attempt),
                          (SELECT d.died_at FROM %1$s.dead_jobs d WHERE d.id = f.id AND d.attempt = f.attempt)) AS own,

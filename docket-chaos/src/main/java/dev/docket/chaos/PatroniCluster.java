@@ -150,7 +150,12 @@ final class PatroniCluster implements FailoverDatabase {
                 .start();
     }
 
-    /** A node's Patroni configuration: the cluster's dynamic settings (used by the first node), and its own. */
+    /**
+     * A node's Patroni configuration: the cluster's dynamic settings (used by the first node), and its own.
+     * The servers' sockets go in this run's directory, not /tmp: a server killed with SIGKILL leaves its
+     * socket's lock file behind, and a later run given the same port by the system would find it and, if its
+     * pid was taken again meanwhile, refuse to start.
+     */
     private String config(Node node, Path binDir) {
         return String.format(Locale.ROOT, """
                 scope: %s
@@ -186,6 +191,8 @@ final class PatroniCluster implements FailoverDatabase {
                   data_dir: %s
                   bin_dir: %s
                   pgpass: %s
+                  parameters:
+                    unix_socket_directories: '%s'
                   authentication:
                     superuser:
                       username: postgres
@@ -197,7 +204,7 @@ final class PatroniCluster implements FailoverDatabase {
                     - host replication all 127.0.0.1/32 trust
                 """, SCOPE, node.name, node.restPort, node.restPort, etcd.clientAddress(), timings.ttl(),
                 timings.loopWait(), timings.retryTimeout(), timings.primaryStopTimeout(), node.pgPort, node.pgPort,
-                node.dataDir, binDir, dir.resolve(node.name + ".pgpass"));
+                node.dataDir, binDir, dir.resolve(node.name + ".pgpass"), dir);
     }
 
     @Override
