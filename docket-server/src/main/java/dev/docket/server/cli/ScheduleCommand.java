@@ -208,15 +208,19 @@ final class ScheduleCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "pause", mixinStandardHelpOptions = true,
-            description = "Pauses a stored schedule: the leader enqueues none of its slots from its next round.")
-    static final class PauseCommand extends ChangeCommand {
+    /** A change to the one schedule named on the command line, recorded with who made it. */
+    abstract static class NamedChangeCommand extends ChangeCommand {
 
         @Parameters(paramLabel = "NAME", description = "The schedule.")
         String name;
 
         @Mixin
         ChangerOption changer;
+    }
+
+    @Command(name = "pause", mixinStandardHelpOptions = true,
+            description = "Pauses a stored schedule: the leader enqueues none of its slots from its next round.")
+    static final class PauseCommand extends NamedChangeCommand {
 
         @Override
         public Integer call() {
@@ -227,13 +231,7 @@ final class ScheduleCommand implements Callable<Integer> {
 
     @Command(name = "resume", mixinStandardHelpOptions = true,
             description = "Resumes a paused schedule at its first slot after now (the paused slots are not caught up).")
-    static final class ResumeCommand extends ChangeCommand {
-
-        @Parameters(paramLabel = "NAME", description = "The schedule.")
-        String name;
-
-        @Mixin
-        ChangerOption changer;
+    static final class ResumeCommand extends NamedChangeCommand {
 
         @Override
         public Integer call() {
@@ -244,13 +242,7 @@ final class ScheduleCommand implements Callable<Integer> {
 
     @Command(name = "delete", mixinStandardHelpOptions = true,
             description = "Deletes a stored schedule (the jobs it enqueued stay).")
-    static final class DeleteCommand extends ChangeCommand {
-
-        @Parameters(paramLabel = "NAME", description = "The schedule.")
-        String name;
-
-        @Mixin
-        ChangerOption changer;
+    static final class DeleteCommand extends NamedChangeCommand {
 
         @Override
         public Integer call() {

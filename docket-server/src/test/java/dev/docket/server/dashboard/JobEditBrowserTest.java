@@ -1,8 +1,6 @@
 package dev.docket.server.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.docket.Docket;
 import dev.docket.JobInfo;
 import dev.docket.JobOptions;
@@ -27,9 +25,6 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -42,8 +37,6 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobEditBrowserTest {
 
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final String OPERATOR = "operator-token-for-job-edit-browser-tests";
     private static final String PRODUCER = "producer-token-for-job-edit-browser-tests";
     private static final String VIEWER = "viewer-token-for-job-edit-browser-tests";
@@ -62,8 +55,7 @@ class JobEditBrowserTest {
 
     @BeforeAll
     void start() throws IOException {
-        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                "headless Chromium is not installed: skipping the dashboard's browser tests");
+        HeadlessChromium.assumeInstalled();
         docket = Docket.builder(db.dataSource()).schema(schema).build();
         docket.migrate();
         // A live worker, so that its kinds are offered; it serves another queue than the tests' jobs use.
@@ -74,12 +66,7 @@ class JobEditBrowserTest {
         tokens.add(Role.VIEWER, VIEWER);
         server = DocketServer.start(docket, tokens, DocketServer.Config.defaults().withPort(0));
         userDataDir = Files.createTempDirectory("docket-chromium-");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--no-first-run", "--window-size=1280,1000", "--user-data-dir=" + userDataDir);
-        driver = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort().build(), options);
+        driver = HeadlessChromium.start(userDataDir);
         wait = new WebDriverWait(driver, Duration.ofSeconds(20));
     }
 

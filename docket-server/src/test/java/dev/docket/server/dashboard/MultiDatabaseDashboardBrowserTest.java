@@ -1,8 +1,6 @@
 package dev.docket.server.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.docket.Docket;
 import dev.docket.JobOptions;
 import dev.docket.server.DocketServer;
@@ -24,9 +22,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -38,8 +33,6 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MultiDatabaseDashboardBrowserTest {
 
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final String ADMIN = "admin-token-for-multi-database-browser-tests";
 
     record Task(int n) {
@@ -56,8 +49,7 @@ class MultiDatabaseDashboardBrowserTest {
 
     @BeforeAll
     void start() throws IOException {
-        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                "headless Chromium is not installed: skipping the dashboard's browser tests");
+        HeadlessChromium.assumeInstalled();
         orders = Docket.builder(TestPostgres.get().dataSource()).schema(schema).build();
         orders.migrate();
         imaging = Docket.builder(TestPostgres.second().dataSource()).schema(schema).build();
@@ -71,12 +63,7 @@ class MultiDatabaseDashboardBrowserTest {
         databases.put("imaging", imaging);
         server = DocketServer.start(databases, tokens, DocketServer.Config.defaults().withPort(0));
         userDataDir = Files.createTempDirectory("docket-chromium-");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--no-first-run", "--window-size=1280,1000", "--user-data-dir=" + userDataDir);
-        driver = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort().build(), options);
+        driver = HeadlessChromium.start(userDataDir);
         wait = new WebDriverWait(driver, Duration.ofSeconds(20));
     }
 

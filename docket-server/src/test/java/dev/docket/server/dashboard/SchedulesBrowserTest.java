@@ -1,8 +1,6 @@
 package dev.docket.server.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.docket.Docket;
 import dev.docket.PeriodicJob;
 import dev.docket.ScheduleDefinition;
@@ -32,9 +30,6 @@ import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -47,8 +42,6 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SchedulesBrowserTest {
 
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final String ADMIN = "admin-token-for-schedule-browser-tests";
     private static final String VIEWER = "viewer-token-for-schedule-browser-tests";
     private static final String SCREENSHOTS = System.getProperty("docket.screenshots", System.getenv("DOCKET_SCREENSHOTS"));
@@ -63,8 +56,7 @@ class SchedulesBrowserTest {
 
     @BeforeAll
     void start() throws IOException {
-        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                "headless Chromium is not installed: skipping the dashboard's browser tests");
+        HeadlessChromium.assumeInstalled();
         docket = Docket.builder(TestPostgres.get().dataSource()).schema(schema)
                 .periodic(PeriodicJob.of("code-tick", "*/5 * * * * *", "tick", null)).build();
         docket.migrate();
@@ -78,12 +70,7 @@ class SchedulesBrowserTest {
         tokens.add(Role.VIEWER, VIEWER);
         server = DocketServer.start(docket, tokens, DocketServer.Config.defaults().withPort(0));
         userDataDir = Files.createTempDirectory("docket-chromium-");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--no-first-run", "--window-size=1280,1000", "--user-data-dir=" + userDataDir);
-        driver = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort().build(), options);
+        driver = HeadlessChromium.start(userDataDir);
         wait = new WebDriverWait(driver, Duration.ofSeconds(20));
         wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
     }
