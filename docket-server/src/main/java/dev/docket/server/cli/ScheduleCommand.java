@@ -216,6 +216,11 @@ final class ScheduleCommand implements Callable<Integer> {
 
         @Mixin
         ChangerOption changer;
+
+        /** Reports the schedule as {@code work} left it; no schedule of that name is a failure. */
+        int reportChange(String did, Function<DocketAdmin, Optional<ScheduleInfo>> work) {
+            return report(did, change(work).orElseThrow(() -> CommandFailure.failed("no schedule named " + name)));
+        }
     }
 
     @Command(name = "pause", mixinStandardHelpOptions = true,
@@ -224,8 +229,7 @@ final class ScheduleCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            return report("paused", change(admin -> admin.pauseSchedule(name, changer.changedBy()))
-                    .orElseThrow(() -> CommandFailure.failed("no schedule named " + name)));
+            return reportChange("paused", admin -> admin.pauseSchedule(name, changer.changedBy()));
         }
     }
 
@@ -235,8 +239,7 @@ final class ScheduleCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            return report("resumed", change(admin -> admin.resumeSchedule(name, changer.changedBy()))
-                    .orElseThrow(() -> CommandFailure.failed("no schedule named " + name)));
+            return reportChange("resumed", admin -> admin.resumeSchedule(name, changer.changedBy()));
         }
     }
 

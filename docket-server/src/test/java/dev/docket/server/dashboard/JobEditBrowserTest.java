@@ -10,10 +10,7 @@ import dev.docket.server.DocketServer;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.TokenStore;
 import dev.docket.test.TestPostgres;
-import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -51,7 +48,6 @@ class JobEditBrowserTest {
     private DocketServer server;
     private WebDriver driver;
     private WebDriverWait wait;
-    private Path userDataDir;
 
     @BeforeAll
     void start() throws IOException {
@@ -65,8 +61,7 @@ class JobEditBrowserTest {
         tokens.add(Role.PRODUCER, PRODUCER);
         tokens.add(Role.VIEWER, VIEWER);
         server = DocketServer.start(docket, tokens, DocketServer.Config.defaults().withPort(0));
-        userDataDir = Files.createTempDirectory("docket-chromium-");
-        driver = HeadlessChromium.start(userDataDir);
+        driver = HeadlessChromium.start();
         wait = new WebDriverWait(driver, Duration.ofSeconds(20));
     }
 
@@ -84,11 +79,6 @@ class JobEditBrowserTest {
         if (docket != null) {
             docket.close();
             db.dropSchema(schema);
-        }
-        if (userDataDir != null) {
-            try (var files = Files.walk(userDataDir)) {
-                files.sorted((a, b) -> b.getNameCount() - a.getNameCount()).map(Path::toFile).forEach(File::delete);
-            }
         }
     }
 

@@ -7,10 +7,7 @@ import dev.docket.server.DocketServer;
 import dev.docket.server.auth.Role;
 import dev.docket.server.auth.TokenStore;
 import dev.docket.test.TestPostgres;
-import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -44,7 +41,6 @@ class MultiDatabaseDashboardBrowserTest {
     private DocketServer server;
     private WebDriver driver;
     private WebDriverWait wait;
-    private Path userDataDir;
     private long imagingJob;
 
     @BeforeAll
@@ -62,8 +58,7 @@ class MultiDatabaseDashboardBrowserTest {
         databases.put("orders", orders);
         databases.put("imaging", imaging);
         server = DocketServer.start(databases, tokens, DocketServer.Config.defaults().withPort(0));
-        userDataDir = Files.createTempDirectory("docket-chromium-");
-        driver = HeadlessChromium.start(userDataDir);
+        driver = HeadlessChromium.start();
         wait = new WebDriverWait(driver, Duration.ofSeconds(20));
     }
 
@@ -83,11 +78,6 @@ class MultiDatabaseDashboardBrowserTest {
         if (orders != null) {
             TestPostgres.get().dropSchema(schema);
             TestPostgres.second().dropSchema(schema);
-        }
-        if (userDataDir != null) {
-            try (var files = Files.walk(userDataDir)) {
-                files.sorted((a, b) -> b.getNameCount() - a.getNameCount()).map(Path::toFile).forEach(File::delete);
-            }
         }
     }
 

@@ -52,7 +52,6 @@ class SchedulesBrowserTest {
     private DocketServer server;
     private WebDriver driver;
     private WebDriverWait wait;
-    private Path userDataDir;
 
     @BeforeAll
     void start() throws IOException {
@@ -69,8 +68,7 @@ class SchedulesBrowserTest {
         tokens.add(Role.ADMIN, ADMIN);
         tokens.add(Role.VIEWER, VIEWER);
         server = DocketServer.start(docket, tokens, DocketServer.Config.defaults().withPort(0));
-        userDataDir = Files.createTempDirectory("docket-chromium-");
-        driver = HeadlessChromium.start(userDataDir);
+        driver = HeadlessChromium.start();
         wait = new WebDriverWait(driver, Duration.ofSeconds(20));
         wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
     }
@@ -89,11 +87,6 @@ class SchedulesBrowserTest {
         if (docket != null) {
             docket.close();
             TestPostgres.get().dropSchema(schema);
-        }
-        if (userDataDir != null) {
-            try (var files = Files.walk(userDataDir)) {
-                files.sorted((a, b) -> b.getNameCount() - a.getNameCount()).map(Path::toFile).forEach(File::delete);
-            }
         }
     }
 
